@@ -1,0 +1,134 @@
+# cassette — one non-recursive Makefile. Objects go to build/<mode>/ so a
+# sanitizer build never links into a release one.
+#
+#   make            libcassette.a, libcassette.so (build/release/)
+#   make test       build and run every test; last line "N passed, N failed"
+#   make test-asan  the same tests under AddressSanitizer + UBSan
+#   make bench      benchmarks (figures go to docs/benchmarks.md)
+#   make demo       build and run the main job
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make deps       install missing Debian packages (test, demo, bench do it first)
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+OPT     ?= -O2 -g
+MODE    ?= release
+VERSION  = 0.1.0
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wno-format-nonliteral
+PKGS     = lmdb libxxhash uuid
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid)
+
+ifeq ($(MODE),asan)
+OPT      = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDSAN    = -fsanitize=address,undefined
+endif
+
+B        = build/$(MODE)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Iengine $(PKG_CFLAGS)
+CFLAGS   += -std=c11 -fPIC -fvisibility=hidden $(OPT) $(WARN) -MMD -MP
+LDLIBS   += $(PKG_LIBS) -lpthread -lm
+LDFLAGS  += $(LDSAN)
+
+ENGINE_SRC = $(sort $(wildcard engine/*.c))
+CQL_SRC    = $(sort $(wildcard cql/*.c))
+LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
+LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
+
+TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c))
+TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
+HARNESS    = $(B)/tests/harness.o
+
+BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
+BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
+
+.PHONY: all lib test test-asan bench demo deps install uninstall clean check-layers \
+        check-symbols test-run
+
+all: lib
+
+lib: $(B)/libcassette.a $(B)/libcassette.so
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/libcassette.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libcassette.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libcassette.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/%.c $(HARNESS) $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(B)/libcassette.a $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS) $(BENCH_LIBS)
+
+deps:
+	@sh scripts/deps.sh
+
+# Runs the tests of the current MODE; `make test` first makes sure the
+# packages are there, then builds and runs everything.
+test-run: $(TEST_BIN) check-layers
+	@sh tests/run.sh $(TEST_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory MODE=release test-run
+
+test-asan: deps
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(MAKE) --no-print-directory MODE=asan test-run
+
+bench: deps
+	@sh scripts/deps.sh bench
+	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" bench-run
+
+bench-run: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+demo: deps
+	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" $(B)/bench/engine_bench
+	@$(B)/bench/engine_bench --quick
+
+# The engine never includes anything from the CQL layer.
+check-layers:
+	@if grep -rnE '#include "(\.\./)?cql/' engine/; then \
+	    echo "engine/ must not include cql/ headers"; exit 1; fi
+
+# Every global symbol is a driver API name, a cassette_ extension or an
+# eng_/cql_ internal, so the static library cannot collide with an application.
+check-symbols: $(B)/libcassette.a
+	@bad=$$(nm -g --defined-only $(B)/libcassette.a | awk 'NF==3 {print $$3}' | \
+	    grep -vE '^(cass_|cassette_|eng_|cql_)' || true); \
+	if [ -n "$$bad" ]; then echo "unprefixed globals:"; echo "$$bad"; exit 1; fi
+
+cassette.pc: cassette.pc.in Makefile
+	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@version@|$(VERSION)|g' $< > $@
+
+install: lib cassette.pc
+	install -d $(DESTDIR)$(PREFIX)/include/cassette $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	for h in include/*.h; do [ -f "$$h" ] && install -m 644 $$h $(DESTDIR)$(PREFIX)/include/cassette/; done; true
+	install -m 644 $(B)/libcassette.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libcassette.so $(DESTDIR)$(PREFIX)/lib/libcassette.so.$(VERSION)
+	ln -sf libcassette.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcassette.so.0
+	ln -sf libcassette.so.0 $(DESTDIR)$(PREFIX)/lib/libcassette.so
+	install -m 644 cassette.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/include/cassette
+	rm -f $(DESTDIR)$(PREFIX)/lib/libcassette.a $(DESTDIR)$(PREFIX)/lib/libcassette.so*
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/cassette.pc
+
+clean:
+	rm -rf build cassette.pc
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+.SECONDARY:

@@ -1,0 +1,143 @@
+/*
+ * Runner for tests registered with TEST(): each test runs in its own child
+ * process with a timeout (CASSETTE_TEST_TIMEOUT seconds, default 120).
+ * Arguments, if any, are substrings; only tests whose names contain one run.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TESTS 2048
+
+static struct {
+    const char *name;
+    test_fn fn;
+} tests[MAX_TESTS];
+static int n_tests;
+static uint64_t seed;
+static char tmpdir[256];
+
+void test_register(const char *name, test_fn fn)
+{
+    if (n_tests < MAX_TESTS) {
+        tests[n_tests].name = name;
+        tests[n_tests].fn = fn;
+        n_tests++;
+    }
+}
+
+uint64_t test_seed(void) { return seed; }
+
+uint64_t test_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(sub);
+            else
+                unlink(sub);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+const char *test_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/cassette-test-XXXXXX", base ? base : "/tmp");
+        if (!mkdtemp(tmpdir)) {
+            perror("mkdtemp");
+            exit(2);
+        }
+    }
+    return tmpdir;
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, "FAIL - %s:%d: %s (seed=%" PRIu64 ")\n", file, line, msg, seed);
+    fflush(stdout);
+    if (tmpdir[0])
+        remove_tree(tmpdir);
+    _exit(1);
+}
+
+static int selected(const char *name, int argc, char **argv)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strstr(name, argv[i]))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *s = getenv("CASSETTE_SEED");
+    seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    const char *t = getenv("CASSETTE_TEST_TIMEOUT");
+    int timeout = t ? atoi(t) : 120;
+    const char *suite = strrchr(argv[0], '/');
+    suite = suite ? suite + 1 : argv[0];
+    int passed = 0, failed = 0;
+    for (int i = 0; i < n_tests; i++) {
+        if (!selected(tests[i].name, argc, argv))
+            continue;
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm((unsigned)timeout);
+            tests[i].fn();
+            if (tmpdir[0])
+                remove_tree(tmpdir);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            printf("ok - %s\n", tests[i].name);
+            passed++;
+        } else {
+            if (WIFSIGNALED(status))
+                printf("FAIL - %s: killed by signal %d%s (seed=%" PRIu64 ")\n", tests[i].name,
+                       WTERMSIG(status), WTERMSIG(status) == SIGALRM ? " (timeout)" : "", seed);
+            else
+                printf("FAIL - %s\n", tests[i].name);
+            failed++;
+        }
+    }
+    printf("%s: %d passed, %d failed\n", suite, passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs every test program given as an argument, prints their output, and ends
+# with one line "N passed, N failed" summing the programs' summary lines.
+# Exits non-zero if any test failed or any program did not report.
+passed=0
+failed=0
+for prog in "$@"; do
+    out=$("$prog" 2>&1)
+    status=$?
+    printf '%s\n' "$out"
+    line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "FAIL - $prog: exited with status $status without a summary"
+        failed=$((failed + 1))
+        continue
+    fi
+    p=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
+    f=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL - $prog: exited with status $status"
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
