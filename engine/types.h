@@ -58,8 +58,10 @@ struct eng_type {
     char *name;       /* udt: type name; custom: Java class name; else NULL */
 };
 
-/* ---- construction (NULL on OOM; constructors taking children take ownership
- *      of them, also on failure) ---- */
+/* ---- construction (NULL on OOM or bad arguments; constructors taking children
+ *      take ownership of them, also on failure). Collections, tuples and UDTs
+ *      given as list/set/map/tuple children are marked frozen, as Cassandra
+ *      freezes every nested type. ---- */
 eng_type *eng_type_new(int kind);                       /* scalar kinds only */
 eng_type *eng_type_new_list(eng_type *elem, int frozen);
 eng_type *eng_type_new_set(eng_type *elem, int frozen);
@@ -82,10 +84,20 @@ int eng_kind_from_name(const char *name, size_t len);
 
 /*
  * Appends the type as Cassandra writes it in system_schema and DESCRIBE:
- * "int", "list<text>", "frozen<map<text, int>>", "tuple<int, text>", a UDT
- * by its name (double-quoted when it needs quoting), "frozen<address>".
+ * "int", "list<text>", "frozen<map<text, int>>", a UDT by its name
+ * (double-quoted when it needs quoting), "frozen<address>". Tuples are
+ * written "frozen<tuple<int, text>>" (CQL3Type.Tuple.toString always wraps
+ * them), and collections/UDTs nested in another type always as frozen<>.
  */
 void eng_type_to_cql(const eng_type *t, eng_buf *out);
+
+/*
+ * Appends an identifier as Cassandra's ColumnIdentifier.maybeQuote writes it
+ * (the rule eng_type_to_cql uses for UDT names): bare when it matches
+ * [a-z][a-z0-9_]* and is not a reserved keyword, else double-quoted with
+ * embedded double quotes doubled.
+ */
+void eng_type_put_ident(eng_buf *out, const char *name);
 
 int eng_type_is_collection(const eng_type *t);  /* list, set or map */
 int eng_type_is_multicell(const eng_type *t);   /* non-frozen collection or non-frozen UDT */
@@ -123,8 +135,10 @@ int eng_type_canonicalize(const eng_type *t, const uint8_t *p, size_t len, eng_b
  * Renders a value as cqlsh prints it (cqlsh 6.x defaults): text as is at top
  * level and 'quoted' inside collections, blobs as 0x..., booleans
  * True/False, timestamps "2021-01-01 00:00:00.000000+0000", dates, times,
- * durations ("1mo2d3ns"), uuids, inets, floats with 5 and doubles with 12
- * significant digits, decimals and varints exactly, [lists], {sets},
+ * durations ("1mo2d3ns"), uuids, inets, floats with precision 5 and
+ * top-level doubles with 12 (cqlsh picks the precision by the column's
+ * type, so doubles inside collections get 5), decimals and varints
+ * exactly, [lists], {sets},
  * {maps: ...}, (tuples), {udt_field: ...}. `nested` is 0 for a top-level
  * cell. A value that does not decode renders as its hex blob form.
  */
