@@ -14,7 +14,7 @@
 
 #include "common.h"
 
-/* 100-ns ticks between 1582-10-15 and the Unix epoch; Cassandra's START_EPOCH in ms is -12219292800000. */
+/* Milliseconds from 1582-10-15 to the Unix epoch (Cassandra's START_EPOCH is -12219292800000). */
 #define ENG_UUID_EPOCH_OFFSET_MS 12219292800000LL
 
 /* Generator of version-1 UUIDs. Thread-safe (lock-free). */
