@@ -18,6 +18,13 @@
  *  - Empty values (0 bytes, where the type allows them) sort before all
  *    non-empty values; within tuples a null component sorts before any
  *    non-null one.
+ *  - A tuple/UDT that runs out of components equals the other only if the
+ *    other's remaining components are all null (facts §3). Cassandra's
+ *    TupleType also treats a trailing *empty* component as absent, which
+ *    makes (x) == (x, '') and (x) == (x, null) yet (x, null) < (x, ''): no
+ *    byte order can follow that, so here (x, '') is its own key, after (x),
+ *    and keeps its '' (eng_type_compare follows Cassandra and calls them
+ *    equal).
  */
 #ifndef ENG_KEYCODEC_H
 #define ENG_KEYCODEC_H
@@ -53,7 +60,10 @@ int eng_key_skip(const eng_type *t, const uint8_t **pp, const uint8_t *end, int 
  * key bytes as Cassandra does (facts §1.7).
  */
 void eng_key_put_partition(eng_buf *out, int64_t token, const uint8_t *pk, size_t pk_len);
-/* Reads back a partition prefix; appends the partition key bytes to pk. 0 or ENG_E_CORRUPT. */
+/*
+ * Reads back a partition prefix; appends the partition key bytes to pk and
+ * sets *token (either may be NULL to skip). 0, ENG_E_CORRUPT, or ENG_E_NOMEM.
+ */
 int eng_key_get_partition(const uint8_t **pp, const uint8_t *end, int64_t *token, eng_buf *pk,
                           eng_err *err);
 
