@@ -82,7 +82,8 @@ int eng_cell_position_cmp(const eng_cell *a, const eng_cell *b); /* (col, path b
  * expiring cell beats a plain live one, a tombstone beats an expiring one,
  * the larger local deletion time wins between two of a kind, and finally
  * the greater value (unsigned bytes). Counter cells (facts §6): a tombstone
- * beats any live counter whatever the timestamps.
+ * beats any live counter whatever the timestamps. Two live counters are not
+ * a choice but a sum (eng_row_merge); here they compare like regular cells.
  */
 int eng_cell_b_wins(const eng_cell *a, const eng_cell *b);
 /* DeletionTime.supersedes: larger ts, then larger ldt. */
@@ -121,9 +122,13 @@ int eng_row_merge(const eng_row *old, const eng_row *upd, eng_row *out, eng_aren
 
 /*
  * Compaction of one row in place (facts §4.7): drops data shadowed by
- * `covering` or by the row's own deletions; turns expired cells and markers
- * into tombstones with ldt = expiry - ttl; drops tombstones and deletions
- * whose ldt < gc_before_s. Returns 1 if nothing is left.
+ * `covering` or by the row's own deletions; turns expired cells into
+ * tombstones with ldt = expiry - ttl; drops tombstones and deletions whose
+ * ldt < gc_before_s. Returns 1 if nothing is left.
+ * A marker has no tombstone form: an expired marker stays, dead, until its
+ * expiry_s < gc_before_s (Cassandra's purger tests a marker's expiry). A row
+ * or complex deletion that `covering` (or the row deletion) supersedes is
+ * dropped along with the data it shadowed.
  */
 int eng_row_purge(eng_row *r, const eng_deletion *covering, int64_t now_s, int64_t gc_before_s);
 
