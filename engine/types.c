@@ -1608,7 +1608,7 @@ int eng_type_canonicalize(const eng_type *t, const uint8_t *p, size_t len, eng_b
  * nested in a collection, tuple or UDT is shown with the float precision.
  */
 #define FLOAT_PRECISION 5
-#define DOUBLE_PRECISION 12
+#define DOUBLE_PRECISION 5 /* cqlsh: DEFAULT_DOUBLE_PRECISION = 5 */
 
 /* A value the Python driver could not decode: render() returns RENDER_FAIL. */
 #define RENDER_FAIL (-1)

@@ -135,11 +135,9 @@ int eng_type_canonicalize(const eng_type *t, const uint8_t *p, size_t len, eng_b
  * Renders a value as cqlsh prints it (cqlsh 6.x defaults): text as is at top
  * level and 'quoted' inside collections, blobs as 0x..., booleans
  * True/False, timestamps "2021-01-01 00:00:00.000000+0000", dates, times,
- * durations ("1mo2d3ns"), uuids, inets, floats with precision 5 and
- * top-level doubles with 12 (cqlsh picks the precision by the column's
- * type, so doubles inside collections get 5), decimals and varints
- * exactly, [lists], {sets},
- * {maps: ...}, (tuples), {udt_field: ...}. `nested` is 0 for a top-level
+ * durations ("1mo2d3ns"), uuids, inets, floats and doubles with cqlsh's
+ * default precision of 5 significant digits, decimals and varints exactly,
+ * [lists], {sets}, {maps: ...}, (tuples), {udt_field: ...}. `nested` is 0 for a top-level
  * cell. A value that does not decode renders as its hex blob form.
  */
 void eng_type_render(const eng_type *t, const uint8_t *p, size_t len, int nested, eng_buf *out);

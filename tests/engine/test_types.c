@@ -1192,11 +1192,12 @@ TEST(test_render_float_five_significant_digits)
     ASSERT_STR_EQ(show_kind(ENG_FLOAT, "ff800000"), "-Infinity");
 }
 
-TEST(test_render_double_precision_only_at_top_level)
+TEST(test_render_double_with_cqlsh_default_precision_of_five)
 {
-    ASSERT_STR_EQ(show_kind(ENG_DOUBLE, "400921fb54442d18"), "3.14159265359");
+    /* cqlsh.py: DEFAULT_DOUBLE_PRECISION = 5, like DEFAULT_FLOAT_PRECISION */
+    ASSERT_STR_EQ(show_kind(ENG_DOUBLE, "400921fb54442d18"), "3.14159");
     ASSERT_STR_EQ(show_kind(ENG_DOUBLE, "54b249ad2594c37d"), "1e+100");
-    /* cqlsh picks the precision by the column's type name: nested doubles use the float one */
+    /* nested doubles use the float precision (also 5 by default) */
     eng_type *l = eng_type_new_list(T(ENG_DOUBLE), 0);
     ASSERT_STR_EQ(show(l, "00000001 00000008 400921fb54442d18", 0), "[3.14159]");
     eng_type_free(l);
