@@ -1321,9 +1321,11 @@ static eng_type *random_type(uint64_t *st, int depth)
         return eng_type_new_set(random_type(st, depth + 1), 1);
     if (r == 3)
         return eng_type_new_map(random_type(st, depth + 1), random_type(st, depth + 1), 1);
-    eng_type *c[3] = {random_type(st, depth + 1), random_type(st, depth + 1),
-                      random_type(st, depth + 1)};
-    return eng_type_new_tuple(c, 1 + (int)(test_rand(st) % 3));
+    int n = 1 + (int)(test_rand(st) % 3);
+    eng_type *c[3];
+    for (int i = 0; i < n; i++)
+        c[i] = random_type(st, depth + 1);
+    return eng_type_new_tuple(c, n);
 }
 
 /* Appends a value that is usually valid for t. */
