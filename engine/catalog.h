@@ -18,6 +18,10 @@
  *   "K" 0 ks               -> keyspace record
  *   "T" 0 ks 0 table       -> table record
  *   "Y" 0 ks 0 type        -> user type record
+ * (record layouts: catalog.c). A record that does not decode makes
+ * eng_schema_load fail with ENG_E_CORRUPT. LMDB failures surface as
+ * ENG_E_NOMEM, ENG_E_IO, or env_int.h's ENG_MAP_FULL (env.c grows the map and
+ * runs the change again).
  */
 #ifndef ENG_CATALOG_H
 #define ENG_CATALOG_H
@@ -50,8 +54,9 @@ typedef struct eng_column {
 
 typedef struct eng_dropped_column {
     char *name;
-    eng_type *type;
+    eng_type *type;     /* its type then, user types expanded to tuples (as Cassandra records it) */
     int64_t dropped_us; /* when it was dropped (write timestamp units) */
+    uint8_t kind;       /* ENG_COL_STATIC or ENG_COL_REGULAR when it was dropped */
 } eng_dropped_column;
 
 typedef struct eng_table {
@@ -64,7 +69,8 @@ typedef struct eng_table {
                                 regular columns by name (byte order of the UTF-8 name) */
     uint16_t n_pk;           /* cols[0 .. n_pk) */
     uint16_t n_ck;           /* cols[n_pk .. n_pk + n_ck) */
-    uint8_t is_counter;      /* every non-key column is a counter */
+    uint8_t is_counter;      /* declared with counters: every non-key column is a counter (kept
+                                even when the table has no non-key column left) */
     uint8_t has_static;
     int32_t default_ttl_s;   /* default_time_to_live (0 = none) */
     int32_t gc_grace_s;      /* gc_grace_seconds (default 864000) */
@@ -75,6 +81,8 @@ typedef struct eng_table {
     eng_dropped_column *dropped;
     uint32_t next_col_id;
     uint32_t dbi;            /* LMDB handle of the table's sub-database (set by env.c) */
+    uint32_t *by_name;       /* indexes into cols ordered by name (for eng_table_column) */
+    uint32_t *by_id;         /* indexes into cols ordered by id (for eng_table_column_by_id) */
 } eng_table;
 
 typedef struct eng_keyspace {
@@ -115,6 +123,23 @@ const eng_column *eng_table_column_by_id(const eng_table *t, uint32_t id);
 
 /* ---- definitions passed to schema changes ---- */
 
+/*
+ * A column of CREATE TABLE or ALTER TABLE ADD. The CQL layer normally lists
+ * each declared column once with its final kind. So that the catalog can
+ * report Cassandra's PRIMARY KEY errors itself, a create may also carry:
+ *  - a key column (PARTITION/CLUSTERING) with type NULL: named in PRIMARY KEY
+ *    but never declared ("Unknown column '%s' referenced in PRIMARY KEY ...");
+ *  - one name twice with key kinds: named twice in PRIMARY KEY;
+ *  - one name as STATIC and again with a key kind: a static column named in
+ *    PRIMARY KEY ("Static column '%s' cannot be part of the PRIMARY KEY");
+ *  - any other repeated name: a column declared twice.
+ * desc set on a column that is not a clustering column means it was named in
+ * CLUSTERING ORDER BY ("Only clustering columns can be defined in CLUSTERING
+ * ORDER directive"); the order of that clause is the CQL layer's to check.
+ * UDTs in `type` may be given by keyspace and name only (keyspace "" = the
+ * statement's): they are resolved against the snapshot's user types
+ * ("Unknown type ks.name" otherwise); the same holds for UDT fields.
+ */
 typedef struct eng_column_def {
     const char *name;
     const eng_type *type;  /* copied */
@@ -129,16 +154,37 @@ typedef struct eng_table_def {
     const eng_column_def *cols;
     uint32_t n_opts;
     const eng_option *opts; /* copied; default_time_to_live, gc_grace_seconds and comment are
-                               interpreted, the rest kept as given */
+                               interpreted (a value in single quotes is unquoted first), the
+                               rest kept as given */
 } eng_table_def;
+
+/*
+ * The IF [NOT] EXISTS argument of the ALTER TABLE and ALTER TYPE calls carries
+ * two clauses: ENG_IF_COLUMN for the column's or field's own clause (ADD IF
+ * NOT EXISTS c, DROP IF EXISTS c, ALTER TYPE t ADD IF NOT EXISTS f, RENAME IF
+ * EXISTS f TO g) -- so a plain boolean 1 means that clause -- and ENG_IF_TABLE
+ * for ALTER TABLE IF EXISTS t / ALTER TYPE IF EXISTS t. ALTER TABLE ... WITH has
+ * only the table's clause: any non-zero value. As in Cassandra 4.1, RENAME IF
+ * EXISTS on a missing column still fails ("Undefined column name ...").
+ */
+#define ENG_IF_COLUMN 1
+#define ENG_IF_TABLE 2
 
 /*
  * Schema changes. Each validates with Cassandra's rules and messages
  * (facts §8.2 DDL, §6 counters, §7.1 statics), writes records in txn and bumps
  * the version. *changed is set to 1 if something changed, 0 when an
  * IF [NOT] EXISTS made it a no-op. ALREADY_EXISTS errors fill err->ks/table.
- * `now_us` is the write timestamp (drop times, table ids). On any error
- * nothing is written (the caller aborts txn anyway).
+ * `now_us` is the write timestamp (drop times). On any error nothing is
+ * written (the caller aborts txn anyway).
+ *
+ * `cur` must be the snapshot of what txn sees: if its version is not the
+ * stored one the call fails with ENG_E_SERVER and writes nothing (two changes
+ * in one transaction need a fresh snapshot in between). A change that changes
+ * nothing (IF [NOT] EXISTS no-op, ALTER to the same values) writes nothing and
+ * keeps the version. For keyspaces, n_repl = 0 means "no replication given"
+ * (an error for CREATE, "unchanged" for ALTER) and durable_writes < 0 means
+ * "not given" (true for CREATE, unchanged for ALTER).
  *
  * Table data lives in sub-databases this module does not touch: the caller
  * (env.c) creates and drops them, named by eng_table_dbname().
