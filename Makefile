@@ -40,6 +40,7 @@ LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 
 TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
+TEST_SCRIPTS = tests/install/run.sh
 HARNESS    = $(B)/tests/harness.o
 
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
@@ -78,7 +79,7 @@ deps:
 # Runs the tests of the current MODE; `make test` first makes sure the
 # packages are there, then builds and runs everything.
 test-run: $(TEST_BIN) check-layers
-	@sh tests/run.sh $(TEST_BIN)
+	@MODE=$(MODE) sh tests/run.sh $(TEST_BIN) $(TEST_SCRIPTS)
 
 test: deps
 	@$(MAKE) --no-print-directory MODE=release test-run
@@ -110,17 +111,15 @@ check-symbols: $(B)/libcassette.a
 	    grep -vE '^(cass_|cassette_|eng_|cql_)' || true); \
 	if [ -n "$$bad" ]; then echo "unprefixed globals:"; echo "$$bad"; exit 1; fi
 
-cassette.pc: cassette.pc.in Makefile
-	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@version@|$(VERSION)|g' $< > $@
-
-install: lib cassette.pc
+install: lib
 	install -d $(DESTDIR)$(PREFIX)/include/cassette $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	for h in include/*.h; do [ -f "$$h" ] && install -m 644 $$h $(DESTDIR)$(PREFIX)/include/cassette/; done; true
 	install -m 644 $(B)/libcassette.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libcassette.so $(DESTDIR)$(PREFIX)/lib/libcassette.so.$(VERSION)
 	ln -sf libcassette.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcassette.so.0
 	ln -sf libcassette.so.0 $(DESTDIR)$(PREFIX)/lib/libcassette.so
-	install -m 644 cassette.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@version@|$(VERSION)|g' cassette.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cassette.pc
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/cassette
@@ -128,7 +127,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/cassette.pc
 
 clean:
-	rm -rf build cassette.pc
+	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 .SECONDARY:
