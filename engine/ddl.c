@@ -191,7 +191,7 @@ static int truncate_table(eng_db *db, MDB_txn *txn, const eng_schema *cur, void 
         return eng_errorf(err, ENG_E_INVALID, "keyspace %s does not exist", a->ks);
     const eng_table *t = eng_schema_table(cur, a->ks, a->table);
     if (!t)
-        return eng_errorf(err, ENG_E_INVALID, "table %s.%s does not exist", a->ks, a->table);
+        return eng_errorf(err, ENG_E_INVALID, "table %s does not exist", a->table);
     return drop_table_storage(txn, t->id, 0, err);
 }
 

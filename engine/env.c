@@ -279,7 +279,7 @@ int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table
 {
     const eng_table *c = eng_schema_table(cur, t->ks, t->name);
     if (!c || memcmp(c->id, t->id, 16) != 0)
-        return eng_errorf(err, ENG_E_INVALID, "table %s.%s does not exist", t->ks, t->name);
+        return eng_errorf(err, ENG_E_INVALID, "table %s does not exist", t->name);
     *out = c;
     return 0;
 }

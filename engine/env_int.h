@@ -70,7 +70,7 @@ int eng_db_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, int *stale, eng
 
 /*
  * Resolves a caller's table against the current snapshot: the same table
- * (by id) or ENG_E_INVALID "table ks.name does not exist".
+ * (by id) or ENG_E_INVALID "table NAME does not exist" (Schema.validateTable).
  */
 int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table **out,
                       eng_err *err);
