@@ -1418,3 +1418,80 @@ TEST(test_truncate_and_reset_empty_tables_but_keep_them)
     ASSERT_EQ(got.n, 1);
     eng_db_close(db);
 }
+
+/* ---- allocation failures ---- */
+
+static int kv_rows(eng_db *db, int k)
+{
+    collected got;
+    read_partition_kv(db, k, &got);
+    return got.n;
+}
+
+TEST(test_allocation_failure_anywhere_in_a_write_leaves_no_trace)
+{
+    eng_db *db = open_temp();
+    make_tables(db);
+    eng_err err;
+    int done = 0;
+    for (long n = 0; n < 5000 && !done; n++) {
+        eng_err_clear(&err);
+        (void)table(db, "kv"); /* the fixture's own allocations happen outside the walk */
+        eng_alloc_fail_after(n);
+        int rc = put_kv(db, 1, 9, n % 7, I(1), I(2), ENG_TS_NONE, -1, &err);
+        eng_alloc_fail_after(-1);
+        if (rc == 0) {
+            ASSERT_EQ(kv_rows(db, 9), 1);
+            done = 1;
+        } else {
+            ASSERT_EQ(rc, ENG_E_NOMEM);
+            ASSERT_EQ(kv_rows(db, 9), 0);
+        }
+    }
+    ASSERT(done);
+    eng_db_close(db);
+}
+
+TEST(test_allocation_failure_anywhere_in_a_read_or_cas_is_an_error_not_a_crash)
+{
+    eng_db *db = open_temp();
+    make_tables(db);
+    eng_err err;
+    eng_err_clear(&err);
+    for (int c = 0; c < 20; c++)
+        ASSERT_OK_ERR(put_kv(db, 1, 1, c, I(c), UNSET, ENG_TS_NONE, -1, &err), &err);
+    const eng_table *t = table(db, "kv");
+    eng_val pk[1] = {I(1)};
+    const eng_val *keys[1] = {pk};
+    eng_query q = {.table = t, .n_keys = 1, .keys = keys, .limit = 7};
+    static int cols[4];
+    for (int i = 0; i < 4; i++)
+        cols[i] = col(t, KV[i]);
+    int read_done = 0, cas_done = 0;
+    for (long n = 0; n < 5000 && !(read_done && cas_done); n++) {
+        collected got = {.cols = cols, .ncols = 4};
+        eng_read_info info = {0, 0, ENG_BUF_INIT};
+        eng_err_clear(&err);
+        eng_alloc_fail_after(n);
+        int rc = eng_read(db, &q, collect, &got, &info, &err);
+        eng_alloc_fail_after(-1);
+        eng_read_info_free(&info);
+        if (rc == 0) {
+            read_done = 1;
+            ASSERT_EQ(got.n, 7);
+        } else
+            ASSERT_EQ(rc, ENG_E_NOMEM);
+        int applied = -1;
+        collected cur;
+        eng_alloc_fail_after(n);
+        rc = cas_insert(db, 1, 3, 99, &applied, &cur);
+        eng_alloc_fail_after(-1);
+        if (rc == 0) {
+            cas_done = 1;
+            ASSERT_EQ(applied, 0);
+        } else
+            ASSERT_EQ(rc, ENG_E_NOMEM);
+    }
+    ASSERT(read_done && cas_done);
+    eng_db_close(db);
+}
