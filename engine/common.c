@@ -208,32 +208,6 @@ void eng_buf_put_vint(eng_buf *b, int64_t v)
     eng_buf_put_uvint(b, zz);
 }
 
-size_t eng_get_uvint(const uint8_t *p, size_t len, uint64_t *out)
-{
-    if (len < 1)
-        return 0;
-    uint8_t first = p[0];
-    int extra = __builtin_clz((unsigned)(uint8_t)~first << 24 | 0x800000u);
-    if (first == 0xFF)
-        extra = 8;
-    if ((size_t)extra + 1 > len)
-        return 0;
-    uint64_t v = extra < 8 ? (uint64_t)(first & (0xFFu >> extra)) : 0;
-    for (int i = 1; i <= extra; i++)
-        v = v << 8 | p[i];
-    *out = v;
-    return (size_t)extra + 1;
-}
-
-size_t eng_get_vint(const uint8_t *p, size_t len, int64_t *out)
-{
-    uint64_t z;
-    size_t n = eng_get_uvint(p, len, &z);
-    if (n)
-        *out = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-    return n;
-}
-
 /* ---- arenas ---- */
 
 struct eng_arena_block {

@@ -22,7 +22,7 @@ static int ddl_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
     ddl_run *run = ctx;
     eng_schema *cur;
     int stale;
-    int rc = eng_db_schema_in(db, txn, &cur, &stale, err);
+    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
     if (rc)
         return rc;
     if (stale)

@@ -199,11 +199,16 @@ typedef struct eng_query {
     size_t resume_len;
 } eng_query;
 
+/* Clustering values decoded on first use (private to the engine). */
+typedef struct eng_ck_lazy eng_ck_lazy;
+
 /* A row handed to the read callback; valid only during the callback. */
 typedef struct eng_row_view {
     const eng_table *table;
     const eng_val *pk;        /* partition key values (n_pk) */
-    const eng_val *ck;        /* clustering values (n_ck); all ENG_NULL for a static-only row */
+    const eng_val *ck;        /* clustering values (n_ck), or NULL while not yet decoded:
+                                 read them with eng_view_column / eng_view_clustering */
+    eng_ck_lazy *ck_lazy;     /* where they are decoded from, when ck is NULL */
     const eng_row *row;       /* the regular row, NULL for a static-only row */
     const eng_row *static_row;/* the static row, NULL if none */
     eng_deletion covering;    /* partition deletion / range tombstone over the row */
@@ -211,6 +216,13 @@ typedef struct eng_row_view {
     int64_t now_s;
     eng_arena *arena;         /* assembled collection values live here until the callback returns */
 } eng_row_view;
+
+/*
+ * The clustering values of a row view (n_ck of them; all ENG_NULL for a
+ * static-only row), decoded from the stored key on first use. Views into
+ * memory valid during the callback.
+ */
+int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err);
 
 /*
  * The live value of a column in a row view: *value is a view (native bytes,

@@ -230,23 +230,36 @@ out:
     return rc;
 }
 
-static eng_schema *current_schema(eng_db *db)
-{
-    pthread_mutex_lock(&db->schema_lock);
-    eng_schema *s = db->schema ? eng_schema_ref(db->schema) : NULL;
-    pthread_mutex_unlock(&db->schema_lock);
-    return s;
-}
-
-int eng_db_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, int *stale, eng_err *err)
+int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
+                     eng_err *err)
 {
     *out = NULL;
     *stale = 0;
+    /*
+     * A committed snapshot never changes, so a read transaction on the
+     * snapshot last checked needs no second look at the stored version.
+     * Write transactions always look: their id is not yet a committed one.
+     */
+    uint64_t id = (uint64_t)mdb_txn_id(txn);
+    pthread_mutex_lock(&db->schema_lock);
+    if (readonly && db->schema && db->checked_txnid == id &&
+        db->checked_version == db->schema->version) {
+        *out = eng_schema_ref(db->schema);
+        pthread_mutex_unlock(&db->schema_lock);
+        return 0;
+    }
+    pthread_mutex_unlock(&db->schema_lock);
     uint64_t v;
     int rc = schema_version(txn, db->meta, &v, err);
     if (rc)
         return rc;
-    eng_schema *s = current_schema(db);
+    pthread_mutex_lock(&db->schema_lock);
+    eng_schema *s = db->schema ? eng_schema_ref(db->schema) : NULL;
+    if (s && s->version == v && readonly) {
+        db->checked_txnid = id;
+        db->checked_version = v;
+    }
+    pthread_mutex_unlock(&db->schema_lock);
     if (s && s->version == v) {
         *out = s;
         return 0;
@@ -267,7 +280,7 @@ int eng_db_schema(eng_db *db, eng_schema **out, eng_err *err)
         if (rc)
             return rc;
         int stale;
-        rc = eng_db_schema_in(db, txn, out, &stale, err);
+        rc = eng_db_schema_in(db, txn, 1, out, &stale, err);
         eng_read_end(db, txn);
         if (rc || !stale)
             return rc;
@@ -349,6 +362,7 @@ static void remove_dir(const char *path)
 static void destroy(eng_db *db)
 {
     if (db->env) {
+        eng_read_pool_free(db); /* their cursors go before the transactions */
         for (int i = 0; i < db->n_pool; i++)
             mdb_txn_abort(db->pool[i]);
         mdb_env_close(db->env);

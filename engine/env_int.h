@@ -43,10 +43,17 @@ struct eng_db {
     pthread_mutex_t pool_lock;
     MDB_txn *pool[ENG_READ_POOL]; /* reset read transactions ready to renew */
     int n_pool;
+    struct reader *readers[ENG_READ_POOL]; /* idle read states (read.c), with their memory */
+    int n_readers;
+    uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
+    uint64_t checked_version;
 };
 
 /* Maps an LMDB return code to an engine error with a message naming `what`. */
 int eng_lmdb_err(eng_err *err, int rc, const char *what);
+
+/* Frees the pooled read states (at close, before the environment goes). */
+void eng_read_pool_free(eng_db *db);
 
 /* Read transaction (from the pool); end it with eng_read_end. */
 int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err);
@@ -61,12 +68,14 @@ typedef int (*eng_write_body)(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
 int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
 
 /*
- * The current snapshot, checked against the version stored in txn; reloads
+ * The current snapshot, checked against the version stored in txn (a
+ * read-only one when `readonly`: those are checked once per snapshot); reloads
  * it when stale. Returns a new reference in *out. If the reload opened new
  * sub-databases, txn (which began before) cannot see them: *stale is then
  * set and the caller must restart its transaction.
  */
-int eng_db_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, int *stale, eng_err *err);
+int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
+                     eng_err *err);
 
 /*
  * Resolves a caller's table against the current snapshot: the same table

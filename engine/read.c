@@ -18,6 +18,7 @@
  * number of rows already returned from its partition, for PER PARTITION
  * LIMIT); a resumed read continues strictly after it.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "env_int.h"
@@ -33,10 +34,25 @@ typedef struct range {
     int hi_inf;
 } range;
 
+/* Clustering values of the current row, decoded only when asked for. */
+struct eng_ck_lazy {
+    const eng_table *t;
+    const uint8_t *key; /* stored clustering key bytes */
+    size_t len;
+    int decoded;
+    eng_val vals[64];
+    eng_buf buf;
+};
+
+/*
+ * One read's state. Readers are pooled per database (with their buffers,
+ * arenas and cursor), so a read allocates nothing once warm.
+ */
 typedef struct reader {
     eng_db *db;
     MDB_txn *txn;
     MDB_cursor *cur;
+    MDB_dbi cur_dbi;       /* the pooled cursor's sub-database */
     const eng_table *t;
     const eng_query *q;
     eng_row_cb cb;
@@ -58,18 +74,19 @@ typedef struct reader {
     uint32_t in_partition;
     /* per row */
     eng_arena row_arena;
-    eng_buf ck_buf;
-    eng_val ck_vals[64];
+    eng_ck_lazy lazy;
     eng_val null_ck[64];
     /* results */
     uint32_t returned;
     int peeking;           /* the page is full: the next row only tells there is more */
     int done;
     eng_read_info *info;
-    eng_buf last_key;
+    const uint8_t *last_key; /* key of the last row returned (in the map, or in last_buf) */
+    size_t last_len;
+    eng_buf last_buf;
     uint32_t last_in_partition;
     range rg;
-    eng_buf tmp;
+    eng_buf tmp, lo, hi;
 } reader;
 
 static int nomem(reader *r) { return eng_errorf(r->err, ENG_E_NOMEM, "out of memory in a read"); }
@@ -124,24 +141,24 @@ int eng_row_live(const eng_table *t, const eng_row *row, const eng_deletion *cov
 
 /* ---- column values of a row view ---- */
 
+/* The simple cell of column col. Rows have few cells: a forward scan beats bisection. */
 static const eng_cell *find_simple(const eng_row *row, uint32_t col)
 {
-    uint32_t lo = 0, hi = row->n_cells;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        const eng_cell *c = &row->cells[mid];
-        if (c->col < col)
-            lo = mid + 1;
-        else if (c->col > col)
-            hi = mid;
-        else {
-            /* Simple cells have no path and sort first within their column. */
-            while (mid > 0 && row->cells[mid - 1].col == col)
-                mid--;
-            return row->cells[mid].path.len < 0 ? &row->cells[mid] : NULL;
-        }
+    for (uint32_t i = 0; i < row->n_cells; i++) {
+        const eng_cell *c = &row->cells[i];
+        if (c->col == col)
+            return c->path.len < 0 ? c : NULL; /* a simple cell sorts first in its column */
+        if (c->col > col)
+            break;
     }
     return NULL;
+}
+
+/* Non-frozen collection or UDT (stored as one cell per element). */
+static int multicell(const eng_type *t)
+{
+    return !t->frozen && (t->kind == ENG_LIST || t->kind == ENG_SET || t->kind == ENG_MAP ||
+                          t->kind == ENG_UDT);
 }
 
 /* Assembles the live elements of a multi-cell column into its native serialization. */
@@ -224,15 +241,18 @@ int eng_view_column(const eng_row_view *v, uint16_t col, eng_val *value, int64_t
         return 0;
     }
     if (c->kind == ENG_COL_CLUSTERING) {
-        *value = v->ck[c->position];
-        return 0;
+        const eng_val *ck;
+        int rc = eng_view_clustering(v, &ck, err);
+        if (!rc)
+            *value = ck[c->position];
+        return rc;
     }
     int is_static = c->kind == ENG_COL_STATIC;
     const eng_row *row = is_static ? v->static_row : v->row;
     const eng_deletion *covering = is_static ? &v->static_covering : &v->covering;
     if (!row)
         return 0;
-    if (eng_type_is_multicell(c->type))
+    if (multicell(c->type))
         return assemble(v, row, c, covering, value, err);
     const eng_cell *x = find_simple(row, c->id);
     if (!x || !cell_visible(row, x, covering, v->now_s))
@@ -250,10 +270,10 @@ int eng_view_column(const eng_row_view *v, uint16_t col, eng_val *value, int64_t
 static void set_view(reader *r, eng_row_view *v, const eng_val *ck, const eng_row *row,
                      eng_deletion covering)
 {
-    memset(v, 0, sizeof *v);
     v->table = r->t;
     v->pk = r->pk;
     v->ck = ck;
+    v->ck_lazy = ck ? NULL : &r->lazy;
     v->row = row;
     v->static_row = r->has_static_row ? &r->static_row : NULL;
     v->covering = covering;
@@ -262,11 +282,30 @@ static void set_view(reader *r, eng_row_view *v, const eng_val *ck, const eng_ro
     v->arena = &r->row_arena;
 }
 
+int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err)
+{
+    if (v->ck) {
+        *ck = v->ck;
+        return 0;
+    }
+    eng_ck_lazy *z = v->ck_lazy;
+    if (!z->decoded) {
+        eng_buf_reset(&z->buf);
+        int rc = eng_storage_decode_clustering(z->t, z->key, z->key + z->len, &z->buf, z->vals,
+                                               err);
+        if (rc)
+            return rc;
+        z->decoded = 1;
+    }
+    *ck = z->vals;
+    return 0;
+}
+
 /*
  * Hands one row to the callback, or — once the page is full — only notes
  * that more rows exist. key is the row's storage key (its resume position).
  */
-static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key_len)
+static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key_len, int stable)
 {
     if (r->peeking) {
         r->info->has_more = 1;
@@ -278,11 +317,19 @@ static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key
         return eng_errorf(r->err, -rc, "read aborted by its consumer");
     r->returned++;
     r->in_partition++;
-    eng_buf_reset(&r->last_key);
-    eng_buf_put(&r->last_key, key, key_len);
     r->last_in_partition = r->in_partition;
-    if (r->last_key.oom)
-        return nomem(r);
+    if (stable) {
+        /* The key lives in the map for the whole read transaction. */
+        r->last_key = key;
+        r->last_len = key_len;
+    } else {
+        eng_buf_reset(&r->last_buf);
+        eng_buf_put(&r->last_buf, key, key_len);
+        if (r->last_buf.oom)
+            return nomem(r);
+        r->last_key = r->last_buf.p;
+        r->last_len = r->last_buf.len;
+    }
     if (rc == 1 || (r->q->limit && r->returned >= r->q->limit))
         r->peeking = 1;
     return 0;
@@ -344,22 +391,22 @@ static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
         return rc;
     const uint8_t *key = k->mv_data;
     size_t ck_off = r->prefix.len + 1;
-    eng_deletion covering =
-        eng_pheader_covering(&r->header, key + ck_off, k->mv_size - ck_off);
+    eng_deletion covering = r->header.partition_del;
+    if (r->header.n_rts) /* only range tombstones depend on the row's key */
+        covering = eng_pheader_covering(&r->header, key + ck_off, k->mv_size - ck_off);
     if (!eng_row_live(r->t, &row, &covering, r->now_s))
         return 0;
     if (r->q->per_partition_limit && r->in_partition >= r->q->per_partition_limit) {
         *stop = 1;
         return 0;
     }
-    eng_buf_reset(&r->ck_buf);
-    rc = eng_storage_decode_clustering(r->t, key + ck_off, key + k->mv_size, &r->ck_buf,
-                                       r->ck_vals, r->err);
-    if (rc)
-        return rc;
+    r->lazy.t = r->t;
+    r->lazy.key = key + ck_off;
+    r->lazy.len = k->mv_size - ck_off;
+    r->lazy.decoded = 0;
     eng_row_view view;
-    set_view(r, &view, r->ck_vals, &row, covering);
-    return emit(r, &view, key, k->mv_size);
+    set_view(r, &view, NULL, &row, covering);
+    return emit(r, &view, key, k->mv_size, 1);
 }
 
 /* One cursor walk over r->rg in the reader's direction. */
@@ -398,47 +445,48 @@ static int walk(reader *r)
     return stop ? 1 : 0;
 }
 
-static int get_key(reader *r, uint8_t kind, MDB_val *v, int *found)
+/* 1 if k is the key of kind `kind` of the current partition (header or static row). */
+static int is_partition_key(const reader *r, const MDB_val *k, uint8_t kind)
 {
-    eng_buf_reset(&r->tmp);
-    eng_buf_put(&r->tmp, r->prefix.p, r->prefix.len);
-    eng_buf_put_u8(&r->tmp, kind);
-    if (r->tmp.oom)
-        return nomem(r);
-    MDB_val k = {r->tmp.len, r->tmp.p};
-    int rc = mdb_get(r->txn, r->t->dbi, &k, v);
-    *found = rc == 0;
-    if (rc && rc != MDB_NOTFOUND)
-        return eng_lmdb_err(r->err, rc, "read partition");
-    return 0;
+    return k->mv_size == r->prefix.len + 1 && memcmp(k->mv_data, r->prefix.p, r->prefix.len) == 0 &&
+           ((const uint8_t *)k->mv_data)[r->prefix.len] == kind;
 }
 
-/* Loads the partition header and static row of r->prefix. */
+/*
+ * Loads the partition header and static row of r->prefix with one cursor
+ * positioning: they are the partition's first keys, and the cursor is left
+ * there, so the row walk that follows usually stays on the same page.
+ */
 static int load_partition(reader *r)
 {
-    MDB_val v;
-    int found, rc;
     eng_arena_reset(&r->header_arena);
     eng_pheader_init(&r->header);
-    if ((rc = get_key(r, ENG_KIND_HEADER, &v, &found)))
-        return rc;
-    if (found &&
-        (rc = eng_pheader_decode(v.mv_data, v.mv_size, &r->header, &r->header_arena, r->err)))
-        return rc;
     r->has_static_row = 0;
     r->static_live = 0;
-    if (!r->t->has_static)
-        return 0;
-    eng_arena_reset(&r->static_arena);
-    if ((rc = get_key(r, ENG_KIND_STATIC, &v, &found)))
-        return rc;
-    if (!found)
-        return 0;
-    if ((rc = eng_row_decode(v.mv_data, v.mv_size, &r->static_row, &r->static_arena, r->err)))
-        return rc;
-    r->has_static_row = 1;
-    r->static_live = eng_row_live(r->t, &r->static_row, &r->header.partition_del, r->now_s);
-    return 0;
+    eng_buf_reset(&r->tmp);
+    eng_buf_put(&r->tmp, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&r->tmp, ENG_KIND_HEADER);
+    if (r->tmp.oom)
+        return nomem(r);
+    MDB_val k = {r->tmp.len, r->tmp.p}, v;
+    int rc = 0, mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, &r->header, &r->header_arena, r->err);
+        if (!rc)
+            mrc = mdb_cursor_get(r->cur, &k, &v, MDB_NEXT);
+    }
+    if (!rc && mrc == 0 && r->t->has_static && is_partition_key(r, &k, ENG_KIND_STATIC)) {
+        eng_arena_reset(&r->static_arena);
+        rc = eng_row_decode(v.mv_data, v.mv_size, &r->static_row, &r->static_arena, r->err);
+        if (!rc) {
+            r->has_static_row = 1;
+            r->static_live =
+                eng_row_live(r->t, &r->static_row, &r->header.partition_del, r->now_s);
+        }
+    }
+    if (!rc && mrc && mrc != MDB_NOTFOUND)
+        rc = eng_lmdb_err(r->err, mrc, "read partition");
+    return rc;
 }
 
 /* Emits the partition's one static-only or DISTINCT row (null clustering). */
@@ -452,8 +500,7 @@ static int emit_partition_row(reader *r, uint8_t kind)
     eng_buf_put_u8(&r->tmp, kind);
     if (r->tmp.oom)
         return nomem(r);
-    eng_buf key = r->tmp; /* emit copies the key before tmp is reused */
-    return emit(r, &view, key.p, key.len);
+    return emit(r, &view, r->tmp.p, r->tmp.len, 0);
 }
 
 static int set_unbounded(reader *r)
@@ -489,6 +536,43 @@ static int any_live_row(reader *r, int *live)
     return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "read rows") : 0;
 }
 
+/* A query for exactly one row: one slice whose bounds are the same full clustering key. */
+static int is_point(const eng_table *t, const eng_query *q)
+{
+    if (q->n_slices != 1 || q->distinct || q->static_rows)
+        return 0;
+    const eng_bound *a = &q->slices[0].start, *b = &q->slices[0].end;
+    if (a->n != t->n_ck || b->n != t->n_ck || !a->inclusive || !b->inclusive)
+        return 0;
+    for (uint16_t i = 0; i < a->n; i++) {
+        eng_val x = a->vals[i], y = b->vals[i];
+        if (x.len != y.len || (x.len > 0 && memcmp(x.p, y.p, (size_t)x.len) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Reads one row by its full key: one cursor lookup, no walk. */
+static int read_point(reader *r)
+{
+    eng_buf_reset(&r->lo);
+    eng_buf_put(&r->lo, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&r->lo, ENG_KIND_ROW);
+    int rc = eng_storage_clustering(&r->lo, r->t, r->q->slices[0].start.vals, r->t->n_ck, r->err);
+    if (rc)
+        return rc;
+    if (r->lo.len > ENG_MAX_KEY)
+        return 0; /* such a key cannot have been stored */
+    MDB_val k = {r->lo.len, r->lo.p}, v;
+    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_KEY);
+    if (mrc == MDB_NOTFOUND)
+        return 0;
+    if (mrc)
+        return eng_lmdb_err(r->err, mrc, "read row");
+    int stop = 0;
+    return visit_row(r, &k, &v, &stop);
+}
+
 /*
  * Reads the partition at r->prefix. resume (may be NULL) is a row key of
  * this partition to continue after, with `count` rows already returned.
@@ -508,19 +592,20 @@ static int read_partition(reader *r, const uint8_t *resume, size_t resume_len, u
             return rc;
         return live ? emit_partition_row(r, ENG_KIND_HEADER) : 0;
     }
+    if (!resume && is_point(r->t, q))
+        return read_point(r);
     uint32_t n = q->n_slices ? q->n_slices : 1;
     for (uint32_t i = 0; i < n && !r->done; i++) {
         if (!q->n_slices) {
             rc = set_unbounded(r);
         } else {
             const eng_slice *s = &q->slices[q->reversed ? n - 1 - i : i];
-            eng_buf lo = ENG_BUF_INIT, hi = ENG_BUF_INIT;
             int lo_incl, hi_incl;
-            rc = eng_storage_slice(r->t, s, &lo, &lo_incl, &hi, &hi_incl, r->err);
+            eng_buf_reset(&r->lo);
+            eng_buf_reset(&r->hi);
+            rc = eng_storage_slice(r->t, s, &r->lo, &lo_incl, &r->hi, &hi_incl, r->err);
             if (!rc)
-                rc = range_from_prefix(r, &lo, lo_incl, &hi, hi_incl);
-            eng_buf_free(&lo);
-            eng_buf_free(&hi);
+                rc = range_from_prefix(r, &r->lo, lo_incl, &r->hi, hi_incl);
             if (rc < 0)
                 rc = nomem(r);
         }
@@ -645,18 +730,94 @@ static int parse_resume(const eng_query *q, const uint8_t **key, size_t *len, ui
     return 0;
 }
 
-static void reader_free(reader *r)
+static void reader_destroy(reader *r)
 {
+    if (r->cur)
+        mdb_cursor_close(r->cur);
     eng_buf_free(&r->prefix);
     eng_buf_free(&r->pk_bytes);
     eng_arena_free(&r->header_arena);
     eng_arena_free(&r->static_arena);
     eng_arena_free(&r->row_arena);
-    eng_buf_free(&r->ck_buf);
-    eng_buf_free(&r->last_key);
+    eng_buf_free(&r->lazy.buf);
+    eng_buf_free(&r->last_buf);
     eng_buf_free(&r->rg.lo);
     eng_buf_free(&r->rg.hi);
     eng_buf_free(&r->tmp);
+    eng_buf_free(&r->lo);
+    eng_buf_free(&r->hi);
+    eng_free(r);
+}
+
+/* A pooled reader of this database, or a new one (NULL on OOM). */
+static reader *reader_get(eng_db *db)
+{
+    reader *r = NULL;
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_readers)
+        r = db->readers[--db->n_readers];
+    pthread_mutex_unlock(&db->pool_lock);
+    if (r)
+        return r;
+    r = eng_calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    for (int i = 0; i < 64; i++)
+        r->null_ck[i].len = ENG_NULL;
+    eng_arena_init(&r->header_arena, 1024);
+    eng_arena_init(&r->static_arena, 1024);
+    eng_arena_init(&r->row_arena, 4096);
+    return r;
+}
+
+static void reader_put(eng_db *db, reader *r)
+{
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_readers < ENG_READ_POOL) {
+        db->readers[db->n_readers++] = r;
+        r = NULL;
+    }
+    pthread_mutex_unlock(&db->pool_lock);
+    if (r)
+        reader_destroy(r);
+}
+
+void eng_read_pool_free(eng_db *db)
+{
+    for (int i = 0; i < db->n_readers; i++)
+        reader_destroy(db->readers[i]);
+    db->n_readers = 0;
+}
+
+/* A cursor on the table in this transaction, reusing the reader's when it can. */
+static int open_cursor(reader *r, MDB_dbi dbi)
+{
+    int mrc;
+    if (r->cur && r->cur_dbi == dbi) {
+        mrc = mdb_cursor_renew(r->txn, r->cur);
+        if (mrc == 0)
+            return 0;
+    }
+    if (r->cur)
+        mdb_cursor_close(r->cur);
+    r->cur = NULL;
+    mrc = mdb_cursor_open(r->txn, dbi, &r->cur);
+    if (mrc) {
+        r->cur = NULL;
+        return eng_lmdb_err(r->err, mrc, "open cursor");
+    }
+    r->cur_dbi = dbi;
+    return 0;
+}
+
+/* The resume position, built while the last key is still mapped. */
+static int save_resume(reader *r)
+{
+    eng_buf *b = &r->info->resume;
+    eng_buf_put_u8(b, RESUME_VERSION);
+    eng_buf_put_be32(b, r->last_in_partition);
+    eng_buf_put(b, r->last_key, r->last_len);
+    return b->oom ? nomem(r) : 0;
 }
 
 static int read_once(reader *r, int *restart)
@@ -667,7 +828,7 @@ static int read_once(reader *r, int *restart)
     int rc = eng_read_begin(r->db, &r->txn, r->err);
     if (rc)
         return rc;
-    rc = eng_db_schema_in(r->db, r->txn, &cur, &stale, r->err);
+    rc = eng_db_schema_in(r->db, r->txn, 1, &cur, &stale, r->err);
     if (!rc && stale) {
         *restart = 1;
         goto out;
@@ -675,18 +836,13 @@ static int read_once(reader *r, int *restart)
     const eng_table *t = NULL;
     if (!rc)
         rc = eng_resolve_table(cur, r->q->table, &t, r->err);
+    if (!rc && (r->q->table->n_pk > 64 || r->q->table->n_ck > 64))
+        rc = eng_errorf(r->err, ENG_E_INVALID, "too many key columns");
+    if (!rc)
+        rc = open_cursor(r, t->dbi);
     if (rc)
         goto out;
-    if (r->q->table->n_pk > 64 || r->q->table->n_ck > 64) {
-        rc = eng_errorf(r->err, ENG_E_INVALID, "too many key columns");
-        goto out;
-    }
     r->t = t;
-    int mrc = mdb_cursor_open(r->txn, t->dbi, &r->cur);
-    if (mrc) {
-        rc = eng_lmdb_err(r->err, mrc, "open cursor");
-        goto out;
-    }
     const uint8_t *resume;
     size_t resume_len;
     uint32_t count;
@@ -694,14 +850,37 @@ static int read_once(reader *r, int *restart)
     if (!rc)
         rc = r->q->n_keys ? scan_keys(r, resume, resume_len, count)
                           : scan_tokens(r, resume, resume_len, count);
-    mdb_cursor_close(r->cur);
-    r->cur = NULL;
+    if (!rc && r->info->has_more)
+        rc = save_resume(r);
 out:
     eng_read_end(r->db, r->txn);
     r->txn = NULL;
     if (cur)
         eng_schema_unref(cur);
     return rc;
+}
+
+/* Per-read state of a pooled reader; its buffers and arenas keep their memory. */
+static void reader_start(reader *r, eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx,
+                         eng_read_info *info, eng_err *err)
+{
+    r->db = db;
+    r->q = q;
+    r->cb = cb;
+    r->ctx = ctx;
+    r->err = err;
+    r->info = info;
+    r->now_s = eng_clock_now_s(&db->clock);
+    r->forward = !(eng_storage_reversed(q->table) ^ !!q->reversed);
+    r->returned = 0;
+    r->peeking = 0;
+    r->done = 0;
+    r->in_partition = 0;
+    r->last_key = NULL;
+    r->last_len = 0;
+    r->last_in_partition = 0;
+    r->has_static_row = 0;
+    r->static_live = 0;
 }
 
 int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_info *info,
@@ -713,34 +892,16 @@ int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_
     info->rows = 0;
     info->has_more = 0;
     eng_buf_reset(&info->resume);
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.db = db;
-    r.q = q;
-    r.cb = cb;
-    r.ctx = ctx;
-    r.err = err;
-    r.info = info;
-    r.now_s = eng_clock_now_s(&db->clock);
-    r.forward = !(eng_storage_reversed(q->table) ^ !!q->reversed);
-    for (int i = 0; i < 64; i++)
-        r.null_ck[i].len = ENG_NULL;
-    eng_arena_init(&r.header_arena, 1024);
-    eng_arena_init(&r.static_arena, 1024);
-    eng_arena_init(&r.row_arena, 4096);
+    reader *r = reader_get(db);
+    if (!r)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory in a read");
+    reader_start(r, db, q, cb, ctx, info, err);
     int rc, restart;
     do {
-        rc = read_once(&r, &restart);
+        rc = read_once(r, &restart);
     } while (!rc && restart);
-    info->rows = r.returned;
-    if (!rc && info->has_more) {
-        eng_buf_put_u8(&info->resume, RESUME_VERSION);
-        eng_buf_put_be32(&info->resume, r.last_in_partition);
-        eng_buf_put(&info->resume, r.last_key.p, r.last_key.len);
-        if (info->resume.oom)
-            rc = nomem(&r);
-    }
-    reader_free(&r);
+    info->rows = r->returned;
+    reader_put(db, r);
     if (info == &local)
         eng_read_info_free(&local);
     return rc;

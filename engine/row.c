@@ -618,6 +618,9 @@ static uint8_t rd_u8(reader *r)
 
 static uint64_t rd_uvint(reader *r)
 {
+    /* One-byte values (< 128) are by far the most common: deltas, lengths. */
+    if (r->p < r->end && *r->p < 0x80)
+        return *r->p++;
     uint64_t v = 0;
     size_t n = r->why ? 0 : eng_get_uvint(r->p, rd_left(r), &v);
     if (!n) {
@@ -724,24 +727,53 @@ static void rd_cell(reader *r, const row_base *b, uint32_t prev_col, eng_cell *c
         rd_fail(r, "a counter value is not 8 bytes");
 }
 
-/* Reads the cells to the end of the body into out (NULL: only counts and checks them). */
-static void rd_cells(reader r, const row_base *b, eng_cell *out, uint32_t *n, const char **why)
+static int corrupt(eng_err *err, const char *what, const char *why);
+static int nomem(eng_err *err, const char *what);
+
+/* Cells are ordered by column, then path bytes (a simple cell, without path, first). */
+static int cell_after(const eng_cell *prev, const eng_cell *c)
 {
-    eng_cell prev = {0}, cur;
-    uint32_t i = 0;
-    while (!r.why && r.p < r.end) {
-        rd_cell(&r, b, i ? prev.col : 0, &cur);
-        if (!r.why && i && eng_cell_position_cmp(&prev, &cur) >= 0)
-            rd_fail(&r, "cells are out of order");
-        if (!r.why && i == UINT32_MAX)
-            rd_fail(&r, "too many cells");
-        if (out && !r.why)
-            out[i] = cur;
-        prev = cur;
-        i++;
+    if (c->col != prev->col)
+        return c->col > prev->col;
+    if (prev->path.len < 0)
+        return c->path.len >= 0;
+    if (c->path.len < 0)
+        return 0;
+    return bytes_cmp(prev->path.p, val_len(&prev->path), c->path.p, val_len(&c->path)) < 0;
+}
+
+/*
+ * Reads the cells to the end of the body in one pass, into an arena array
+ * that starts small and doubles (rows usually have a handful of cells).
+ */
+static int rd_cells(reader *r, const row_base *b, eng_row *row, eng_arena *a, eng_err *err)
+{
+    uint32_t cap = 8, n = 0;
+    eng_cell *cells = NULL;
+    while (!r->why && r->p < r->end) {
+        if (!cells || n == cap) {
+            uint32_t ncap = cells ? cap * 2 : cap;
+            if (cells && cap > UINT32_MAX / 2)
+                return corrupt(err, "row", "too many cells");
+            eng_cell *bigger = eng_arena_alloc(a, (size_t)ncap * sizeof *bigger);
+            if (!bigger)
+                return nomem(err, "row");
+            if (n)
+                memcpy(bigger, cells, (size_t)n * sizeof *cells);
+            cells = bigger;
+            cap = ncap;
+        }
+        eng_cell *c = &cells[n];
+        rd_cell(r, b, n ? cells[n - 1].col : 0, c);
+        if (!r->why && n && !cell_after(&cells[n - 1], c))
+            rd_fail(r, "cells are out of order");
+        n++;
     }
-    *n = i;
-    *why = r.why;
+    if (r->why)
+        return corrupt(err, "row", r->why);
+    row->cells = n ? cells : NULL;
+    row->n_cells = n;
+    return 0;
 }
 
 static void rd_cdels(reader *r, const row_base *b, eng_complex_del *out, uint32_t n)
@@ -816,20 +848,8 @@ int eng_row_decode(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng
     eng_row row;
     eng_row_init(&row);
     row_base b;
-    rc = rd_row_head(&r, &row, &b, a, err);
-    if (rc)
+    if ((rc = rd_row_head(&r, &row, &b, a, err)) || (rc = rd_cells(&r, &b, &row, a, err)))
         return rc;
-    const char *why;
-    uint32_t n;
-    rd_cells(r, &b, NULL, &n, &why);
-    if (why)
-        return corrupt(err, "row", why);
-    if (n) {
-        row.cells = eng_arena_alloc(a, (size_t)n * sizeof *row.cells);
-        if (!row.cells)
-            return nomem(err, "row");
-        rd_cells(r, &b, row.cells, &row.n_cells, &why);
-    }
     *out = row;
     return 0;
 }

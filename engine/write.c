@@ -706,7 +706,7 @@ static int apply_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
     apply_args *a = ctx;
     eng_schema *cur;
     int stale;
-    int rc = eng_db_schema_in(db, txn, &cur, &stale, err);
+    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
     if (rc)
         return rc;
     if (stale)

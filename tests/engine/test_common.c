@@ -34,7 +34,7 @@ TEST(test_vint_round_trips_signed_values)
     for (size_t i = 0; i < ENG_ARRAY_LEN(vals); i++) {
         eng_buf b = ENG_BUF_INIT;
         eng_buf_put_vint(&b, vals[i]);
-        int64_t back;
+        int64_t back = 0;
         ASSERT_EQ(eng_get_vint(b.p, b.len, &back), b.len);
         ASSERT(back == vals[i]);
         ASSERT_EQ(eng_get_vint(b.p, b.len - 1, &back), 0); /* truncated input */
