@@ -5,6 +5,7 @@
  * input and corruption. Expected results are Cassandra's (facts §4-§7).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,10 +79,10 @@ static eng_type *T(int kind) { return eng_type_new(kind); }
 
 /* Integer values: a small pool of be32 ints so eng_vals can point at them. */
 static uint8_t intpool[4096][4];
-static int intpool_n;
+static _Atomic unsigned intpool_n; /* threads of the race tests take slots too */
 static eng_val I(int32_t v)
 {
-    uint8_t *p = intpool[intpool_n++ % 4096];
+    uint8_t *p = intpool[atomic_fetch_add(&intpool_n, 1) % 4096];
     eng_put_be32(p, (uint32_t)v);
     return (eng_val){p, 4};
 }
