@@ -49,7 +49,9 @@ BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 .PHONY: all lib test test-asan bench demo deps install uninstall clean check-layers \
         check-symbols test-run
 
-all: lib
+# The packages come first: a fresh machine needs only `make`.
+all: deps
+	@$(MAKE) --no-print-directory lib
 
 lib: $(B)/libcassette.a $(B)/libcassette.so
 
