@@ -429,17 +429,11 @@ static void state_free(cas_state *s, uint32_t n)
     eng_arena_free(&s->arena);
 }
 
-static int cas_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
+static int cas_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
 {
     cas_args *a = ctx;
     const eng_cas *cas = a->cas;
-    eng_schema *cur;
-    int stale;
-    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
-    if (rc)
-        return rc;
-    if (stale)
-        return ENG_RESTART;
+    int rc;
     cas_state s;
     memset(&s, 0, sizeof s);
     s.db = db;
@@ -484,7 +478,6 @@ static int cas_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
     }
 out:
     state_free(&s, cas->n_rows);
-    eng_schema_unref(cur);
     return rc;
 }
 

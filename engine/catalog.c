@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "catalog_int.h"
-#include "env_int.h" /* ENG_MAP_FULL: env.c grows the map and runs the change again */
+#include "env_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes env.c grow the map and rerun */
 
 #define REC_FORMAT 1
 
@@ -41,22 +41,6 @@
 int eng_catalog_nomem(eng_err *err)
 {
     return eng_errorf(err, ENG_E_NOMEM, "out of memory updating the schema");
-}
-
-static int lmdb_fail(eng_err *err, int rc, const char *what)
-{
-    switch (rc) {
-    case ENOMEM:
-        return eng_errorf(err, ENG_E_NOMEM, "out of memory (%s)", what);
-    case MDB_MAP_FULL:
-        return eng_errorf(err, ENG_MAP_FULL, "database map is full (%s)", what);
-    case MDB_CORRUPTED:
-    case MDB_PAGE_NOTFOUND:
-        return eng_errorf(err, ENG_E_CORRUPT, "database file is corrupted (%s: %s)", what,
-                          mdb_strerror(rc));
-    default:
-        return eng_errorf(err, ENG_E_IO, "storage error (%s: %s)", what, mdb_strerror(rc));
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -206,7 +190,7 @@ int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, const e
         return eng_catalog_nomem(err);
     MDB_val k = {key->len, key->p}, v = {val->len, val->p};
     int rc = mdb_put(txn, meta, &k, &v, 0);
-    return rc ? lmdb_fail(err, rc, "write schema") : 0;
+    return rc ? eng_lmdb_err(err, rc, "write schema") : 0;
 }
 
 int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err *err)
@@ -215,7 +199,7 @@ int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err
         return eng_catalog_nomem(err);
     MDB_val k = {key->len, key->p};
     int rc = mdb_del(txn, meta, &k, NULL);
-    return (rc && rc != MDB_NOTFOUND) ? lmdb_fail(err, rc, "write schema") : 0;
+    return (rc && rc != MDB_NOTFOUND) ? eng_lmdb_err(err, rc, "write schema") : 0;
 }
 
 int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
@@ -226,7 +210,7 @@ int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
-        return lmdb_fail(err, rc, "read schema version");
+        return eng_lmdb_err(err, rc, "read schema version");
     if (v.mv_size != 8)
         return eng_errorf(err, ENG_E_CORRUPT, "corrupt schema version record");
     *out = eng_be64(v.mv_data);
@@ -243,7 +227,7 @@ int eng_catalog_bump_version(MDB_txn *txn, MDB_dbi meta, eng_err *err)
     eng_put_be64(buf, v + 1);
     MDB_val k = {1, "v"}, val = {8, buf};
     rc = mdb_put(txn, meta, &k, &val, 0);
-    return rc ? lmdb_fail(err, rc, "write schema version") : 0;
+    return rc ? eng_lmdb_err(err, rc, "write schema version") : 0;
 }
 
 void eng_table_dbname(const uint8_t id[16], char out[34])
@@ -747,7 +731,7 @@ static int scan_meta(MDB_txn *txn, MDB_dbi meta, kv_list lists[3], eng_err *err)
     MDB_cursor *cur;
     int rc = mdb_cursor_open(txn, meta, &cur);
     if (rc)
-        return lmdb_fail(err, rc, "read schema");
+        return eng_lmdb_err(err, rc, "read schema");
     MDB_val k, v;
     MDB_cursor_op op = MDB_FIRST;
     while ((rc = mdb_cursor_get(cur, &k, &v, op)) == 0) {
@@ -762,7 +746,7 @@ static int scan_meta(MDB_txn *txn, MDB_dbi meta, kv_list lists[3], eng_err *err)
         }
     }
     mdb_cursor_close(cur);
-    return rc == MDB_NOTFOUND ? 0 : lmdb_fail(err, rc, "read schema");
+    return rc == MDB_NOTFOUND ? 0 : eng_lmdb_err(err, rc, "read schema");
 }
 
 static int load_error(eng_err *err, int rc, const char *what, const char *ks, const char *name)

@@ -17,19 +17,10 @@ typedef struct ddl_run {
     void *args;
 } ddl_run;
 
-static int ddl_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
+static int ddl_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
 {
     ddl_run *run = ctx;
-    eng_schema *cur;
-    int stale;
-    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
-    if (rc)
-        return rc;
-    if (stale)
-        return ENG_RESTART;
-    rc = run->fn(db, txn, cur, run->args, err);
-    eng_schema_unref(cur);
-    return rc;
+    return run->fn(db, txn, cur, run->args, err);
 }
 
 static int run_ddl(eng_db *db, ddl_fn fn, void *args, eng_err *err)

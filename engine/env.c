@@ -146,7 +146,15 @@ int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
         }
         eng_err local;
         eng_err_clear(&local);
-        rc = body(db, txn, ctx, &local);
+        eng_schema *cur = NULL;
+        int stale = 0;
+        rc = eng_db_schema_in(db, txn, 0, &cur, &stale, &local);
+        if (!rc && stale)
+            rc = ENG_RESTART;
+        if (!rc)
+            rc = body(db, txn, cur, ctx, &local);
+        if (cur)
+            eng_schema_unref(cur);
         int full = 0;
         if (rc == 0) {
             int mrc = mdb_txn_commit(txn);

@@ -60,11 +60,14 @@ int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err);
 void eng_read_end(eng_db *db, MDB_txn *txn);
 
 /*
- * Runs body(txn, ctx, err) in a write transaction and commits. Retries the
- * whole body on a fresh transaction when the map was full (after growing
- * it). body must be restartable: everything it does is inside txn.
+ * Runs body(db, txn, cur, ctx, err) in a write transaction and commits;
+ * cur is the schema snapshot current in txn. Retries the whole body on a
+ * fresh transaction when the map was full (after growing it) or the schema
+ * had to be reloaded. body must be restartable: everything it does is
+ * inside txn.
  */
-typedef int (*eng_write_body)(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err);
+typedef int (*eng_write_body)(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx,
+                              eng_err *err);
 int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
 
 /*

@@ -129,29 +129,19 @@ static int prefix_length(const MDB_val *k, size_t *len, eng_err *err)
     return rc;
 }
 
-static int purge_chunk(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
+static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
 {
     purge_args *a = ctx;
-    eng_schema *cur;
-    int stale;
-    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
+    const eng_table *t;
+    int rc = eng_resolve_table(cur, a->table, &t, err);
     if (rc)
         return rc;
-    if (stale)
-        return ENG_RESTART;
-    const eng_table *t;
-    if ((rc = eng_resolve_table(cur, a->table, &t, err))) {
-        eng_schema_unref(cur);
-        return rc;
-    }
     int64_t now_s = eng_clock_now_s(&db->clock);
     int64_t gc_before = now_s - t->gc_grace_s;
     MDB_cursor *c;
     int mrc = mdb_cursor_open(txn, t->dbi, &c);
-    if (mrc) {
-        eng_schema_unref(cur);
+    if (mrc)
         return eng_lmdb_err(err, mrc, "open cursor");
-    }
     eng_arena arena, harena;
     eng_arena_init(&arena, 4096);
     eng_arena_init(&harena, 1024);
@@ -214,7 +204,6 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
     eng_buf_free(&out);
     eng_buf_free(&prefix);
     eng_buf_free(&hkey);
-    eng_schema_unref(cur);
     return rc;
 }
 

@@ -701,22 +701,15 @@ static int needs_server_timestamp(const eng_mutation *muts, uint32_t n)
     return 0;
 }
 
-static int apply_body(eng_db *db, MDB_txn *txn, void *ctx, eng_err *err)
+static int apply_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
 {
     apply_args *a = ctx;
-    eng_schema *cur;
-    int stale;
-    int rc = eng_db_schema_in(db, txn, 0, &cur, &stale, err);
-    if (rc)
-        return rc;
-    if (stale)
-        return ENG_RESTART;
+    int rc = 0;
     a->ts = ENG_TS_NONE;
     if (needs_server_timestamp(a->muts, a->n))
         rc = eng_next_timestamp(db, txn, &a->ts, err);
     if (!rc)
         rc = eng_write_in_txn(db, txn, cur, a->muts, a->n, a->ts, 0, err);
-    eng_schema_unref(cur);
     return rc;
 }
 
