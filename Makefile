@@ -1,7 +1,7 @@
 # cassette — one non-recursive Makefile. Objects go to build/<mode>/ so a
 # sanitizer build never links into a release one.
 #
-#   make            libcassette.a, libcassette.so (build/release/)
+#   make            libcassette.a, libcassette.so and the cassette shell (build/release/)
 #   make test       build and run every test; last line "N passed, N failed"
 #   make test-asan  the same tests under AddressSanitizer + UBSan
 #   make bench      benchmarks (figures go to docs/benchmarks.md)
@@ -40,7 +40,7 @@ LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 
 TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
-TEST_SCRIPTS = tests/install/run.sh
+TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o
 
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
@@ -53,7 +53,7 @@ BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 all: deps
 	@$(MAKE) --no-print-directory lib
 
-lib: $(B)/libcassette.a $(B)/libcassette.so
+lib: $(B)/libcassette.a $(B)/libcassette.so $(B)/cassette
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -67,6 +67,11 @@ $(B)/libcassette.a: $(LIB_OBJ)
 $(B)/libcassette.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libcassette.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The shell: one program over the static library (tools/cassette.c).
+$(B)/cassette: tools/cassette.c $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS)
+
 $(B)/tests/%: tests/%.c $(HARNESS) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(B)/libcassette.a $(LDLIBS)
@@ -79,9 +84,10 @@ deps:
 	@sh scripts/deps.sh
 
 # Runs the tests of the current MODE; `make test` first makes sure the
-# packages are there, then builds and runs everything.
-test-run: $(TEST_BIN) check-layers
-	@MODE=$(MODE) sh tests/run.sh $(TEST_BIN) $(TEST_SCRIPTS)
+# packages are there, then builds and runs everything. The CQL golden
+# tests (tests/cql/run.sh) run the shell of the same MODE.
+test-run: $(TEST_BIN) $(B)/cassette check-layers
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TEST_BIN) $(TEST_SCRIPTS)
 
 test: deps
 	@$(MAKE) --no-print-directory MODE=release test-run
@@ -114,7 +120,9 @@ check-symbols: $(B)/libcassette.a
 	if [ -n "$$bad" ]; then echo "unprefixed globals:"; echo "$$bad"; exit 1; fi
 
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/include/cassette $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/include/cassette $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(B)/cassette $(DESTDIR)$(PREFIX)/bin/
 	for h in include/*.h; do [ -f "$$h" ] && install -m 644 $$h $(DESTDIR)$(PREFIX)/include/cassette/; done; true
 	install -m 644 $(B)/libcassette.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libcassette.so $(DESTDIR)$(PREFIX)/lib/libcassette.so.$(VERSION)
@@ -127,6 +135,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/cassette
 	rm -f $(DESTDIR)$(PREFIX)/lib/libcassette.a $(DESTDIR)$(PREFIX)/lib/libcassette.so*
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/cassette.pc
+	rm -f $(DESTDIR)$(PREFIX)/bin/cassette
 
 clean:
 	rm -rf build

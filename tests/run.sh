@@ -4,18 +4,22 @@
 # Exits non-zero if any test failed or any program did not report.
 passed=0
 failed=0
+skipped=0
 for prog in "$@"; do
     out=$("$prog" 2>&1)
     status=$?
     printf '%s\n' "$out"
-    line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    line=$(printf '%s\n' "$out" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' |
+        tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL - $prog: exited with status $status without a summary"
         failed=$((failed + 1))
         continue
     fi
-    p=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
-    f=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')
+    p=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
+    f=$(printf '%s\n' "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+    s=$(printf '%s\n' "$line" | sed -nE 's/.*, ([0-9]+) skipped$/\1/p')
+    skipped=$((skipped + ${s:-0}))
     passed=$((passed + p))
     failed=$((failed + f))
     if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -23,5 +27,9 @@ for prog in "$@"; do
         failed=$((failed + 1))
     fi
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ]

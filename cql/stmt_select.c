@@ -1,0 +1,1159 @@
+/*
+ * SELECT: Cassandra's restriction rules (facts §7.3-§7.9) turned into an
+ * engine query — partitions by key (= / IN, sorted by key value) or by
+ * token range, clustering slices in clustering order, ORDER BY as a
+ * reversed read, LIMIT / PER PARTITION LIMIT, DISTINCT, static rows — and
+ * the selection: columns, writetime(), ttl(), token(), count(*) and the
+ * aggregates count / min / max / sum / avg, with Cassandra's column names.
+ * Restrictions on regular columns (ALLOW FILTERING) and CONTAINS are
+ * applied to each row the engine returns. Paging states carry the engine's
+ * resume position and what remains of the LIMIT.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_int.h"
+#include "literal.h"
+#include "token.h"
+
+enum sel_kind { SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG };
+enum agg_kind { AGG_COUNT = 1, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
+
+typedef struct selector {
+    int kind;
+    int col;                /* SEL_COLUMN / WRITETIME / TTL / AGG argument */
+    int agg;                /* enum agg_kind */
+    const eng_type *type;   /* result type */
+} selector;
+
+/* A restriction checked on each row (regular / static columns, CONTAINS). */
+typedef struct row_filter {
+    int col;
+    int op;                 /* enum cql_op */
+    const cql_term *value;
+    const cql_term *key;    /* map element restriction m[k] = v */
+    const eng_type *type;   /* type of value */
+} row_filter;
+
+typedef struct col_rel {
+    int given;              /* 1: = or IN; 2: slice */
+    cql_term **vals;
+    int n;
+    int in_marker;
+    const cql_term *lo, *hi;
+    int lo_incl, hi_incl;
+} col_rel;
+
+typedef struct select_plan {
+    const eng_table *t;
+    selector *sels;
+    int n_sels;
+    int aggregate;          /* every selector aggregates: one row */
+    col_rel *rels;          /* per key column */
+    int n_ck_eq;            /* clustering prefix by = / IN */
+    int ck_slice;           /* a slice on clustering column n_ck_eq */
+    int has_pk;             /* partition key fully restricted by = / IN */
+    const cql_term *tok_lo, *tok_hi;
+    int tok_lo_incl, tok_hi_incl;
+    row_filter *filters;
+    int n_filters;
+    int reversed;
+    const cql_term *limit, *ppl;
+    int distinct;
+} select_plan;
+
+static const eng_type int_type = {.kind = ENG_INT};
+static const eng_type bigint_type = {.kind = ENG_BIGINT};
+
+static void *plan_alloc(cql_analysis *a, size_t n)
+{
+    void *p = eng_arena_alloc(&a->plan->arena, n ? n : 1);
+    if (p)
+        memset(p, 0, n ? n : 1);
+    else
+        eng_errorf(a->err, ENG_E_NOMEM, "out of memory preparing a statement");
+    return p;
+}
+
+/* ---- selection ---- */
+
+static char *name_of(cql_analysis *a, const char *fmt, const char *arg)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, fmt, arg);
+    return cql_plan_strdup(a->plan, buf);
+}
+
+static int column_arg(cql_analysis *a, const eng_table *t, const cql_term *fn, int *col)
+{
+    if (fn->n_items != 1 || fn->items[0]->kind != CQL_T_COLUMN)
+        return eng_errorf(a->err, ENG_E_INVALID, "Invalid arguments for function %s", fn->name);
+    return cql_resolve_column(a, t, fn->items[0]->text, col);
+}
+
+static int agg_of(const char *name)
+{
+    if (!strcmp(name, "count"))
+        return AGG_COUNT;
+    if (!strcmp(name, "min"))
+        return AGG_MIN;
+    if (!strcmp(name, "max"))
+        return AGG_MAX;
+    if (!strcmp(name, "sum"))
+        return AGG_SUM;
+    if (!strcmp(name, "avg"))
+        return AGG_AVG;
+    return 0;
+}
+
+static int analyze_function_selector(cql_analysis *a, const eng_table *t, const cql_term *fn,
+                                     selector *s, const char **name)
+{
+    const char *f = fn->name;
+    int rc;
+    if (!strcmp(f, "writetime") || !strcmp(f, "ttl")) {
+        if ((rc = column_arg(a, t, fn, &s->col)))
+            return rc;
+        const eng_column *c = &t->cols[s->col];
+        if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use selection function %s on PRIMARY KEY part %s", f,
+                              c->name);
+        if (eng_type_is_multicell(c->type))
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use selection function %s on collections", f);
+        s->kind = f[0] == 'w' ? SEL_WRITETIME : SEL_TTL;
+        s->type = f[0] == 'w' ? &bigint_type : &int_type;
+        *name = name_of(a, f[0] == 'w' ? "writetime(%s)" : "ttl(%s)", c->name);
+        return 0;
+    }
+    if (!strcmp(f, "token")) {
+        if (fn->n_items != t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID, "Invalid number of arguments in call to "
+                                                     "function system.token: %d required but %d "
+                                                     "provided",
+                              t->n_pk, fn->n_items);
+        eng_buf b = ENG_BUF_INIT;
+        for (int i = 0; i < fn->n_items; i++) {
+            int col;
+            if (fn->items[i]->kind != CQL_T_COLUMN ||
+                (rc = cql_resolve_column(a, t, fn->items[i]->text, &col)) || col != i) {
+                eng_buf_free(&b);
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "The token function arguments must be in the partition key "
+                                  "order");
+            }
+            eng_buf_printf(&b, "%s%s", i ? ", " : "", t->cols[i].name);
+        }
+        s->kind = SEL_TOKEN;
+        s->type = &bigint_type;
+        *name = eng_buf_cstr(&b) ? name_of(a, "system.token(%s)", (char *)b.p) : NULL;
+        eng_buf_free(&b);
+        return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    }
+    int agg = agg_of(f);
+    if (agg == AGG_COUNT && fn->n_items == 1 && fn->items[0]->kind == CQL_T_STAR) {
+        s->kind = SEL_COUNT_ROWS;
+        s->type = &bigint_type;
+        *name = "count";
+        return 0;
+    }
+    if (agg) {
+        if ((rc = column_arg(a, t, fn, &s->col)))
+            return rc;
+        s->kind = SEL_AGG;
+        s->agg = agg;
+        s->type = agg == AGG_COUNT ? &bigint_type : t->cols[s->col].type;
+        char buf[300];
+        snprintf(buf, sizeof buf, "system.%s(%%s)", f);
+        *name = name_of(a, buf, t->cols[s->col].name);
+        return 0;
+    }
+    return eng_errorf(a->err, ENG_E_INVALID, "Unknown function '%s'", f);
+}
+
+static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    int n = s->star ? (int)t->n_cols : s->n_sels;
+    sp->sels = plan_alloc(a, (size_t)n * sizeof *sp->sels);
+    cql_column_spec *cols = plan_alloc(a, (size_t)n * sizeof *cols);
+    if (!sp->sels || !cols)
+        return ENG_E_NOMEM;
+    int aggregates = 0;
+    for (int i = 0; i < n; i++) {
+        selector *sel = &sp->sels[i];
+        const char *name = NULL;
+        int rc = 0;
+        if (s->star) {
+            sel->kind = SEL_COLUMN;
+            sel->col = i;
+        } else {
+            const cql_term *term = s->sels[i].term;
+            if (term->kind == CQL_T_COLUMN) {
+                sel->kind = SEL_COLUMN;
+                rc = cql_resolve_column(a, t, term->text, &sel->col);
+            } else if (term->kind == CQL_T_FUNCTION) {
+                rc = analyze_function_selector(a, t, term, sel, &name);
+            } else {
+                rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
+            }
+        }
+        if (rc)
+            return rc;
+        if (sel->kind == SEL_COLUMN) {
+            sel->type = t->cols[sel->col].type;
+            name = t->cols[sel->col].name;
+        }
+        if (!s->star && s->sels[i].alias)
+            name = s->sels[i].alias;
+        aggregates += sel->kind == SEL_COUNT_ROWS || sel->kind == SEL_AGG;
+        cols[i] = (cql_column_spec){t->ks, t->name, name, sel->type};
+    }
+    sp->n_sels = n;
+    sp->aggregate = aggregates > 0;
+    if (aggregates && s->distinct)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    a->plan->cols = cols;
+    a->plan->n_cols = (uint32_t)n;
+    return 0;
+}
+
+/* ---- WHERE ---- */
+
+static int bind_values(cql_analysis *a, const eng_table *t, const eng_column *c,
+                       const cql_relation *r)
+{
+    if (r->in_marker) {
+        eng_type *lt = eng_type_new_list(eng_type_dup(c->type), 1);
+        const eng_type *kept = cql_plan_keep_type(a->plan, lt);
+        if (!kept)
+            return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+        char name[300];
+        snprintf(name, sizeof name, "in(%s)", c->name);
+        cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
+        return 0;
+    }
+    for (int i = 0; i < r->n_values; i++) {
+        int rc = cql_bind_term(a, r->values[i], c->type, t->ks, t->name, c->name);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int add_filter(cql_analysis *a, select_plan *sp, row_filter f)
+{
+    row_filter *fs = plan_alloc(a, (size_t)(sp->n_filters + 1) * sizeof *fs);
+    if (!fs)
+        return ENG_E_NOMEM;
+    if (sp->n_filters)
+        memcpy(fs, sp->filters, (size_t)sp->n_filters * sizeof *fs);
+    fs[sp->n_filters++] = f;
+    sp->filters = fs;
+    return 0;
+}
+
+static int token_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
+{
+    const eng_table *t = sp->t;
+    if (r->n_cols != t->n_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "The token() function must be applied to all partition key components "
+                          "or none of them");
+    for (int i = 0; i < r->n_cols; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, r->cols[i], &col);
+        if (rc)
+            return rc;
+        if (col >= t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "The token() function must contains only partition key components");
+        if (col != i)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "The token function arguments must be in the partition key order: %s",
+                              t->cols[i].name);
+    }
+    const cql_term *v = r->values[0];
+    switch (r->op) {
+    case CQL_OP_EQ:
+        sp->tok_lo = sp->tok_hi = v;
+        sp->tok_lo_incl = sp->tok_hi_incl = 1;
+        break;
+    case CQL_OP_GT:
+    case CQL_OP_GE:
+        sp->tok_lo = v;
+        sp->tok_lo_incl = r->op == CQL_OP_GE;
+        break;
+    case CQL_OP_LT:
+    case CQL_OP_LE:
+        sp->tok_hi = v;
+        sp->tok_hi_incl = r->op == CQL_OP_LE;
+        break;
+    default:
+        return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be used with the token function",
+                          r->op == CQL_OP_IN ? "IN" : "CONTAINS");
+    }
+    return cql_bind_term(a, v, &bigint_type, t->ks, t->name, "partition key token");
+}
+
+static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r, int col)
+{
+    const eng_table *t = sp->t;
+    const eng_column *c = &t->cols[col];
+    col_rel *k = &sp->rels[col];
+    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
+        if (k->given)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "%s cannot be restricted by more than one relation if it includes "
+                              "an %s",
+                              c->name, r->op == CQL_OP_EQ ? "Equal" : "IN");
+        k->given = 1;
+        k->vals = r->values;
+        k->n = r->n_values;
+        k->in_marker = r->in_marker;
+        return bind_values(a, t, c, r);
+    }
+    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Clustering columns can only be restricted with CONTAINS with a "
+                          "secondary index or filtering");
+    if (k->given == 1)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Column \"%s\" cannot be restricted by both an equality and an "
+                          "inequality relation",
+                          c->name);
+    k->given = 2;
+    if (r->op == CQL_OP_GT || r->op == CQL_OP_GE) {
+        k->lo = r->values[0];
+        k->lo_incl = r->op == CQL_OP_GE;
+    } else {
+        k->hi = r->values[0];
+        k->hi_incl = r->op == CQL_OP_LE;
+    }
+    return bind_values(a, t, c, r);
+}
+
+static const char *FILTERING_MSG =
+    "Cannot execute this query as it might involve data filtering and thus may have "
+    "unpredictable performance. If you want to execute this query despite the performance "
+    "unpredictability, use ALLOW FILTERING";
+
+static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    int needs_filtering = 0;
+    for (int i = 0; i < s->n_where; i++) {
+        const cql_relation *r = &s->where[i];
+        int rc;
+        if (r->kind == CQL_REL_TOKEN) {
+            if ((rc = token_relation(a, sp, r)))
+                return rc;
+            continue;
+        }
+        if (r->kind != CQL_REL_COLUMN)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Multi-column and element relations are not supported here");
+        int col;
+        if ((rc = cql_resolve_column(a, t, r->cols[0], &col)))
+            return rc;
+        const eng_column *c = &t->cols[col];
+        if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING) {
+            if (c->kind == ENG_COL_PARTITION && r->op != CQL_OP_EQ && r->op != CQL_OP_IN) {
+                needs_filtering = 1;
+                if (!s->allow_filtering)
+                    break;
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "Only EQ and IN relation are supported on the partition key "
+                                  "(unless you use the token() function)");
+            }
+            if ((rc = key_relation(a, sp, r, col)))
+                return rc;
+            continue;
+        }
+        needs_filtering = 1;
+        const eng_type *vt = c->type;
+        if (r->op == CQL_OP_CONTAINS && eng_type_is_collection(c->type))
+            vt = c->type->kind == ENG_MAP ? c->type->sub[1] : c->type->sub[0];
+        else if (r->op == CQL_OP_CONTAINS_KEY && c->type->kind == ENG_MAP)
+            vt = c->type->sub[0];
+        else if (r->op == CQL_OP_CONTAINS || r->op == CQL_OP_CONTAINS_KEY)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use CONTAINS on non-collection column %s", c->name);
+        if (r->op == CQL_OP_IN || r->op == CQL_OP_LIKE || r->op == CQL_OP_IS_NOT_NULL ||
+            r->op == CQL_OP_NE)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s",
+                              c->name);
+        if ((rc = cql_bind_term(a, r->values[0], vt, t->ks, t->name, c->name)) ||
+            (rc = add_filter(a, sp, (row_filter){col, r->op, r->values[0], NULL, vt})))
+            return rc;
+    }
+    /* Partition key: all columns by = / IN, or none (a range scan). */
+    int pk_given = 0;
+    for (int i = 0; i < t->n_pk; i++)
+        pk_given += sp->rels[i].given == 1;
+    sp->has_pk = pk_given == t->n_pk;
+    if (pk_given && !sp->has_pk)
+        needs_filtering = 1;
+    /* Clustering: = / IN prefix, then at most one slice. */
+    int i = t->n_pk;
+    while (i < t->n_pk + t->n_ck && sp->rels[i].given == 1)
+        i++;
+    sp->n_ck_eq = i - t->n_pk;
+    if (i < t->n_pk + t->n_ck && sp->rels[i].given == 2) {
+        sp->ck_slice = 1;
+        i++;
+    }
+    for (int j = i; j < t->n_pk + t->n_ck; j++)
+        if (sp->rels[j].given) {
+            if (sp->has_pk && !s->allow_filtering) {
+                const eng_column *prev = &t->cols[j - 1];
+                if (sp->rels[j - 1].given == 2)
+                    return eng_errorf(a->err, ENG_E_INVALID,
+                                      "Clustering column \"%s\" cannot be restricted (preceding "
+                                      "column \"%s\" is restricted by a non-EQ relation)",
+                                      t->cols[j].name, prev->name);
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "PRIMARY KEY column \"%s\" cannot be restricted as preceding "
+                                  "column \"%s\" is not restricted",
+                                  t->cols[j].name, prev->name);
+            }
+            needs_filtering = 1;
+        }
+    if (!sp->has_pk && (sp->n_ck_eq || sp->ck_slice))
+        needs_filtering = 1;
+    if (needs_filtering && !s->allow_filtering)
+        return eng_errorf(a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
+    if (needs_filtering && (!sp->has_pk || i < t->n_pk + t->n_ck))
+        for (int j = 0; j < t->n_pk + t->n_ck; j++)
+            if (sp->rels[j].given && !(sp->has_pk && j < t->n_pk) &&
+                !(j >= t->n_pk && j < t->n_pk + sp->n_ck_eq + sp->ck_slice && sp->has_pk))
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "Filtering on primary key columns is not supported yet");
+    return 0;
+}
+
+static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->n_order_by)
+        return 0;
+    if (!sp->has_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "ORDER BY is only supported when the partition key is restricted by an "
+                          "EQ or an IN.");
+    int reversed = -1, next = t->n_pk;
+    for (int i = 0; i < s->n_order_by; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, s->order_by[i].col, &col);
+        if (rc)
+            return rc;
+        if (t->cols[col].kind != ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Order by is currently only supported on the clustered columns of "
+                              "the PRIMARY KEY, got %s",
+                              t->cols[col].name);
+        while (next < col && sp->rels[next].given == 1)
+            next++;
+        if (col != next)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Order by currently only supports the ordering of columns following "
+                              "their declared order in the PRIMARY KEY");
+        next++;
+        int r = s->order_by[i].desc != t->cols[col].desc;
+        if (reversed >= 0 && r != reversed)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported order by relation");
+        reversed = r;
+    }
+    sp->reversed = reversed > 0;
+    for (int i = 0; i < t->n_pk; i++)
+        if (sp->rels[i].n > 1 || sp->rels[i].in_marker)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "ORDER BY with IN on the partition key is not supported yet");
+    return 0;
+}
+
+static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->distinct)
+        return 0;
+    if (s->per_partition_limit)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
+    int pk_selected = 0;
+    for (int i = 0; i < sp->n_sels; i++) {
+        const selector *sel = &sp->sels[i];
+        if (sel->kind != SEL_COLUMN && sel->kind != SEL_COUNT_ROWS)
+            continue;
+        if (sel->kind == SEL_COUNT_ROWS)
+            continue;
+        const eng_column *c = &t->cols[sel->col];
+        if (c->kind != ENG_COL_PARTITION && c->kind != ENG_COL_STATIC)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT queries must only request partition key columns "
+                              "and/or static columns (not %s)",
+                              c->name);
+        pk_selected += c->kind == ENG_COL_PARTITION;
+    }
+    if (!sp->has_pk && pk_selected < t->n_pk)
+        for (int i = 0; i < t->n_pk; i++) {
+            int found = 0;
+            for (int j = 0; j < sp->n_sels; j++)
+                found |= sp->sels[j].kind == SEL_COLUMN && sp->sels[j].col == i;
+            if (!found)
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "SELECT DISTINCT queries must request all the partition key "
+                                  "columns (missing %s)",
+                                  t->cols[i].name);
+        }
+    sp->distinct = 1;
+    return 0;
+}
+
+int cql_analyze_select(cql_analysis *a)
+{
+    const cql_select *s = &a->stmt->u.select;
+    const eng_table *t;
+    int rc = cql_resolve_table(a, &s->table, &t);
+    if (rc)
+        return rc;
+    if (s->json)
+        return eng_errorf(a->err, ENG_E_INVALID, "SELECT JSON is not supported yet");
+    if (s->n_group_by)
+        return eng_errorf(a->err, ENG_E_INVALID, "GROUP BY is not supported yet");
+    select_plan *sp = plan_alloc(a, sizeof *sp);
+    if (!sp)
+        return ENG_E_NOMEM;
+    sp->t = t;
+    sp->rels = plan_alloc(a, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *sp->rels);
+    if (!sp->rels)
+        return ENG_E_NOMEM;
+    a->plan->table = t;
+    if ((rc = analyze_selection(a, sp, s)) || (rc = analyze_where(a, sp, s)) ||
+        (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)))
+        return rc;
+    sp->limit = s->limit;
+    sp->ppl = s->per_partition_limit;
+    if (sp->ppl && sp->aggregate)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    if (s->limit && (rc = cql_bind_term(a, s->limit, &int_type, t->ks, t->name, "[limit]")))
+        return rc;
+    if (s->per_partition_limit &&
+        (rc = cql_bind_term(a, s->per_partition_limit, &int_type, t->ks, t->name,
+                            "[per_partition_limit]")))
+        return rc;
+    a->plan->detail = sp;
+    return 0;
+}
+
+/* ---- execution ---- */
+
+typedef struct agg_state {
+    int64_t count;
+    eng_buf best;        /* min / max: the value so far; a plain column: its first value */
+    int has_best;
+    int is_null;         /* a plain column's first value was null */
+    double sum_d;        /* sum / avg of float and double */
+    __int128 sum_i;      /* sum / avg of integers */
+} agg_state;
+
+typedef struct select_run {
+    cql_exec *x;
+    const select_plan *sp;
+    eng_val *filter_vals;
+    eng_val *filter_keys;
+    agg_state *aggs;
+    uint32_t rows;
+    int64_t now_s;
+} select_run;
+
+static int is_integer_kind(int k)
+{
+    return k == ENG_INT || k == ENG_BIGINT || k == ENG_SMALLINT || k == ENG_TINYINT ||
+           k == ENG_COUNTER || k == ENG_VARINT;
+}
+
+static int64_t int_value(const eng_val *v)
+{
+    int64_t n = 0;
+    if (v->len > 0 && v->len <= 8) {
+        n = (int8_t)v->p[0];
+        for (int32_t i = 1; i < v->len; i++)
+            n = (int64_t)((uint64_t)n << 8 | v->p[i]);
+    }
+    return n;
+}
+
+static double float_value(int kind, const eng_val *v)
+{
+    if (kind == ENG_FLOAT && v->len == 4) {
+        uint32_t u = eng_be32(v->p);
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    if (v->len == 8) {
+        uint64_t u = eng_be64(v->p);
+        double d;
+        memcpy(&d, &u, 8);
+        return d;
+    }
+    return 0;
+}
+
+/* 1 if the row's value satisfies the filter. */
+static int filter_holds(const row_filter *f, const eng_type *col_type, eng_val v, eng_val want)
+{
+    if (v.len < 0 || want.len < 0)
+        return 0;
+    if (f->op == CQL_OP_CONTAINS || f->op == CQL_OP_CONTAINS_KEY) {
+        eng_items it;
+        if (eng_items_begin(&it, v.p, (size_t)v.len) < 0)
+            return 0;
+        eng_val e, val;
+        while (eng_items_next(&it, &e) == 1) {
+            if (col_type->kind == ENG_MAP && eng_items_next(&it, &val) != 1)
+                return 0;
+            eng_val cand = (col_type->kind == ENG_MAP && f->op == CQL_OP_CONTAINS) ? val : e;
+            if (cand.len >= 0 && eng_type_compare(f->type, cand.p, (size_t)cand.len, want.p,
+                                                  (size_t)want.len) == 0)
+                return 1;
+        }
+        return 0;
+    }
+    int c = eng_type_compare(f->type, v.p, (size_t)v.len, want.p, (size_t)want.len);
+    switch (f->op) {
+    case CQL_OP_EQ: return c == 0;
+    case CQL_OP_LT: return c < 0;
+    case CQL_OP_LE: return c <= 0;
+    case CQL_OP_GT: return c > 0;
+    case CQL_OP_GE: return c >= 0;
+    default: return 0;
+    }
+}
+
+static int passes_filters(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    for (int i = 0; i < sp->n_filters; i++) {
+        eng_val val;
+        if (eng_view_column(v, (uint16_t)sp->filters[i].col, &val, NULL, NULL, r->x->err))
+            return -1;
+        if (!filter_holds(&sp->filters[i], sp->t->cols[sp->filters[i].col].type, val,
+                          r->filter_vals[i]))
+            return 0;
+    }
+    return 1;
+}
+
+static void aggregate_row(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    for (int i = 0; i < sp->n_sels; i++) {
+        const selector *s = &sp->sels[i];
+        agg_state *st = &r->aggs[i];
+        if (s->kind == SEL_COUNT_ROWS) {
+            st->count++;
+            continue;
+        }
+        if (s->kind == SEL_COLUMN) {
+            /* A plain column beside aggregates shows the first row's value. */
+            if (!st->has_best) {
+                eng_val val;
+                st->has_best = 1;
+                st->is_null = 1;
+                if (!eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) &&
+                    val.len >= 0) {
+                    eng_buf_put(&st->best, val.p, (size_t)val.len);
+                    st->is_null = 0;
+                }
+            }
+            continue;
+        }
+        if (s->kind != SEL_AGG)
+            continue;
+        eng_val val;
+        if (eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) || val.len <= 0)
+            continue;
+        st->count++;
+        int kind = sp->t->cols[s->col].type->kind;
+        if (s->agg == AGG_MIN || s->agg == AGG_MAX) {
+            int c = st->has_best ? eng_type_compare(s->type, val.p, (size_t)val.len, st->best.p,
+                                                    st->best.len)
+                                 : 0;
+            if (!st->has_best || (s->agg == AGG_MIN ? c < 0 : c > 0)) {
+                eng_buf_reset(&st->best);
+                eng_buf_put(&st->best, val.p, (size_t)val.len);
+                st->has_best = 1;
+            }
+        } else if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+            st->sum_d += float_value(kind, &val);
+        } else if (is_integer_kind(kind)) {
+            st->sum_i += int_value(&val);
+        }
+    }
+}
+
+static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
+                          uint8_t *scratch)
+{
+    int64_t wt;
+    int32_t ttl;
+    int rc;
+    switch (s->kind) {
+    case SEL_COLUMN:
+        return eng_view_column(v, (uint16_t)s->col, out, NULL, NULL, r->x->err);
+    case SEL_WRITETIME:
+    case SEL_TTL:
+        if ((rc = eng_view_column(v, (uint16_t)s->col, out, &wt, &ttl, r->x->err)))
+            return rc;
+        if (out->len < 0 || (s->kind == SEL_TTL && ttl <= 0)) {
+            *out = (eng_val){NULL, ENG_NULL};
+            return 0;
+        }
+        if (s->kind == SEL_WRITETIME) {
+            eng_put_be64(scratch, (uint64_t)wt);
+            *out = (eng_val){scratch, 8};
+        } else {
+            eng_put_be32(scratch, (uint32_t)ttl);
+            *out = (eng_val){scratch, 4};
+        }
+        return 0;
+    case SEL_TOKEN: {
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, v->pk, r->sp->t->n_pk);
+        int64_t tok = eng_token(key.p, key.len);
+        eng_buf_free(&key);
+        eng_put_be64(scratch, (uint64_t)tok);
+        *out = (eng_val){scratch, 8};
+        return 0;
+    }
+    default:
+        *out = (eng_val){NULL, ENG_NULL};
+        return 0;
+    }
+}
+
+static int select_row(void *ctx, const eng_row_view *v)
+{
+    select_run *r = ctx;
+    const select_plan *sp = r->sp;
+    int ok = passes_filters(r, v);
+    if (ok < 0)
+        return -r->x->err->code;
+    if (!ok)
+        return 0;
+    r->rows++;
+    if (sp->aggregate) {
+        aggregate_row(r, v);
+        return 0;
+    }
+    eng_val vals[256];
+    uint8_t scratch[256][8];
+    for (int i = 0; i < sp->n_sels && i < 256; i++) {
+        int rc = selected_value(r, v, &sp->sels[i], &vals[i], scratch[i]);
+        if (rc)
+            return -rc;
+    }
+    return cql_result_add_row(r->x->result, vals) ? -ENG_E_NOMEM : 0;
+}
+
+static int agg_result(select_run *r)
+{
+    const select_plan *sp = r->sp;
+    eng_val vals[256];
+    uint8_t scratch[256][16];
+    for (int i = 0; i < sp->n_sels && i < 256; i++) {
+        const selector *s = &sp->sels[i];
+        agg_state *st = &r->aggs[i];
+        vals[i] = (eng_val){NULL, ENG_NULL};
+        if (s->kind == SEL_COUNT_ROWS || (s->kind == SEL_AGG && s->agg == AGG_COUNT)) {
+            eng_put_be64(scratch[i], (uint64_t)st->count);
+            vals[i] = (eng_val){scratch[i], 8};
+        } else if (s->kind == SEL_AGG && (s->agg == AGG_MIN || s->agg == AGG_MAX)) {
+            if (st->has_best)
+                vals[i] = (eng_val){st->best.p, (int32_t)st->best.len};
+        } else if (s->kind == SEL_AGG) {
+            /* sum and avg keep the argument's type; avg of no rows is 0 (AggregateFcts). */
+            int kind = s->type->kind;
+            if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+                double d = st->sum_d;
+                if (s->agg == AGG_AVG)
+                    d = st->count ? d / (double)st->count : 0;
+                if (kind == ENG_FLOAT) {
+                    float f = (float)d;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    eng_put_be32(scratch[i], u);
+                    vals[i] = (eng_val){scratch[i], 4};
+                } else {
+                    uint64_t u;
+                    memcpy(&u, &d, 8);
+                    eng_put_be64(scratch[i], u);
+                    vals[i] = (eng_val){scratch[i], 8};
+                }
+            } else if (is_integer_kind(kind) && kind != ENG_VARINT) {
+                __int128 n = st->sum_i;
+                if (s->agg == AGG_AVG)
+                    n = st->count ? n / st->count : 0;
+                int width = kind == ENG_TINYINT ? 1 : kind == ENG_SMALLINT ? 2
+                                                  : kind == ENG_INT       ? 4
+                                                                          : 8;
+                uint64_t u = (uint64_t)(int64_t)n;
+                for (int b = 0; b < width; b++)
+                    scratch[i][b] = (uint8_t)(u >> (8 * (width - 1 - b)));
+                vals[i] = (eng_val){scratch[i], width};
+            } else {
+                return eng_errorf(r->x->err, ENG_E_INVALID,
+                                  "sum and avg are not supported on this type yet");
+            }
+        } else if (s->kind == SEL_COLUMN && st->has_best && !st->is_null) {
+            vals[i] = (eng_val){st->best.p ? st->best.p : scratch[i], (int32_t)st->best.len};
+        }
+    }
+    return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
+}
+
+/* Candidate values of a key column restricted by = / IN: sorted, deduplicated. */
+static int eval_in(cql_exec *x, const eng_column *c, const col_rel *k, eng_val **out, int *n)
+{
+    *n = 0;
+    eng_val *vals;
+    if (k->in_marker) {
+        eng_val list;
+        const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
+        int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
+        if (rc)
+            return rc;
+        if (list.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s", c->name);
+        eng_items it;
+        int32_t cnt = eng_items_begin(&it, list.p, (size_t)list.len);
+        vals = eng_arena_alloc(&x->arena, (size_t)(cnt > 0 ? cnt : 1) * sizeof *vals);
+        if (!vals)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        eng_val e;
+        while (cnt > 0 && eng_items_next(&it, &e) == 1)
+            vals[(*n)++] = e;
+    } else {
+        vals = eng_arena_alloc(&x->arena, (size_t)(k->n ? k->n : 1) * sizeof *vals);
+        if (!vals)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        for (int i = 0; i < k->n; i++) {
+            int rc = cql_eval_val(x, k->vals[i], c->type, c->name, &vals[(*n)++]);
+            if (rc)
+                return rc;
+        }
+    }
+    for (int i = 0; i < *n; i++) {
+        if (vals[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for column %s",
+                              c->name);
+        if (vals[i].len == ENG_UNSET)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
+    }
+    for (int i = 1; i < *n; i++)
+        for (int j = i; j > 0; j--) {
+            if (eng_type_compare(c->type, vals[j - 1].p, (size_t)vals[j - 1].len, vals[j].p,
+                                 (size_t)vals[j].len) <= 0)
+                break;
+            eng_val tmp = vals[j - 1];
+            vals[j - 1] = vals[j];
+            vals[j] = tmp;
+        }
+    int w = 0;
+    for (int i = 0; i < *n; i++)
+        if (!w || eng_type_compare(c->type, vals[w - 1].p, (size_t)vals[w - 1].len, vals[i].p,
+                                   (size_t)vals[i].len) != 0)
+            vals[w++] = vals[i];
+    *n = w;
+    *out = vals;
+    return 0;
+}
+
+static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uint32_t *out)
+{
+    *out = 0;
+    if (!t)
+        return 0;
+    eng_val v;
+    int rc = cql_eval_val(x, t, &int_type, name, &v);
+    if (rc)
+        return rc;
+    if (v.len == ENG_UNSET)
+        return 0;
+    if (v.len == ENG_NULL)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value of limit");
+    if (v.len != 4)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid limit value");
+    int32_t n = (int32_t)eng_be32(v.p);
+    if (n <= 0)
+        return eng_errorf(x->err, ENG_E_INVALID, "LIMIT must be strictly positive");
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* Cartesian product of IN candidates into full tuples (keys or clustering prefixes). */
+static int product(cql_exec *x, eng_val **cands, const int *counts, int n, eng_val ***out,
+                   uint32_t *n_out)
+{
+    uint64_t total = 1;
+    for (int i = 0; i < n; i++)
+        total *= (uint64_t)counts[i];
+    if (total > 65536)
+        return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
+                          (unsigned long long)total);
+    eng_val **tuples = eng_arena_alloc(&x->arena, (size_t)(total ? total : 1) * sizeof *tuples);
+    if (!tuples)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (uint64_t t = 0; t < total; t++) {
+        eng_val *tup = eng_arena_alloc(&x->arena, (size_t)(n ? n : 1) * sizeof *tup);
+        if (!tup)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        uint64_t idx = t;
+        for (int i = n - 1; i >= 0; i--) {
+            tup[i] = cands[i][idx % (uint64_t)counts[i]];
+            idx /= (uint64_t)counts[i];
+        }
+        tuples[t] = tup;
+    }
+    *out = tuples;
+    *n_out = (uint32_t)total;
+    return 0;
+}
+
+static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q)
+{
+    const eng_table *t = sp->t;
+    if (!sp->n_ck_eq && !sp->ck_slice)
+        return 0;
+    int n = sp->n_ck_eq;
+    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *cands);
+    int *counts = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *counts);
+    if (!cands || !counts)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int rc = eval_in(x, &t->cols[t->n_pk + i], &sp->rels[t->n_pk + i], &cands[i], &counts[i]);
+        if (rc)
+            return rc;
+    }
+    eng_val **prefixes;
+    uint32_t n_prefixes;
+    int rc = product(x, cands, counts, n, &prefixes, &n_prefixes);
+    if (rc)
+        return rc;
+    eng_slice *slices = eng_arena_alloc(&x->arena, (n_prefixes ? n_prefixes : 1) * sizeof *slices);
+    if (!slices)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    const eng_column *sc = sp->ck_slice ? &t->cols[t->n_pk + n] : NULL;
+    const col_rel *k = sp->ck_slice ? &sp->rels[t->n_pk + n] : NULL;
+    eng_val lo = {NULL, ENG_NULL}, hi = {NULL, ENG_NULL};
+    if (k && k->lo && (rc = cql_eval_val(x, k->lo, sc->type, sc->name, &lo)))
+        return rc;
+    if (k && k->hi && (rc = cql_eval_val(x, k->hi, sc->type, sc->name, &hi)))
+        return rc;
+    for (uint32_t i = 0; i < n_prefixes; i++) {
+        eng_val *s = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *s);
+        eng_val *e = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *e);
+        if (!s || !e)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        memcpy(s, prefixes[i], (size_t)n * sizeof *s);
+        memcpy(e, prefixes[i], (size_t)n * sizeof *e);
+        eng_slice sl = {{s, (uint16_t)n, 1}, {e, (uint16_t)n, 1}};
+        if (k && k->lo) {
+            s[n] = lo;
+            sl.start.n = (uint16_t)(n + 1);
+            sl.start.inclusive = (uint8_t)k->lo_incl;
+        }
+        if (k && k->hi) {
+            e[n] = hi;
+            sl.end.n = (uint16_t)(n + 1);
+            sl.end.inclusive = (uint8_t)k->hi_incl;
+        }
+        /* Bounds are given in clustering order: a DESC column's lower value ends the slice. */
+        if (sc && sc->desc) {
+            eng_bound tmp = sl.start;
+            sl.start = sl.end;
+            sl.end = tmp;
+        }
+        slices[i] = sl;
+    }
+    q->slices = slices;
+    q->n_slices = n_prefixes;
+    return 0;
+}
+
+static int build_keys(cql_exec *x, const select_plan *sp, eng_query *q)
+{
+    const eng_table *t = sp->t;
+    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *cands);
+    int *counts = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *counts);
+    if (!cands || !counts)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < t->n_pk; i++) {
+        int rc = eval_in(x, &t->cols[i], &sp->rels[i], &cands[i], &counts[i]);
+        if (rc)
+            return rc;
+    }
+    eng_val **keys;
+    uint32_t n;
+    int rc = product(x, cands, counts, t->n_pk, &keys, &n);
+    if (rc)
+        return rc;
+    q->keys = (const eng_val *const *)keys;
+    q->n_keys = n;
+    return n ? 0 : 1; /* IN (): nothing to read */
+}
+
+static int eval_token(cql_exec *x, const cql_term *t, int64_t *out)
+{
+    eng_val v;
+    int rc = cql_eval_val(x, t, &bigint_type, "partition key token", &v);
+    if (rc)
+        return rc;
+    if (v.len != 8)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for partition key token");
+    *out = (int64_t)eng_be64(v.p);
+    return 0;
+}
+
+/* Token bounds; the minimum token as a bound means unbounded (facts §7.3). */
+static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
+{
+    q->token_lo = ENG_TOKEN_MIN;
+    q->token_hi = ENG_TOKEN_MAX;
+    q->token_lo_incl = q->token_hi_incl = 1;
+    int64_t v;
+    int rc;
+    if (sp->tok_lo) {
+        if ((rc = eval_token(x, sp->tok_lo, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_lo = v;
+            q->token_lo_incl = (uint8_t)sp->tok_lo_incl;
+        }
+    }
+    if (sp->tok_hi) {
+        if ((rc = eval_token(x, sp->tok_hi, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_hi = v;
+            q->token_hi_incl = (uint8_t)sp->tok_hi_incl;
+        }
+    }
+    if (q->token_lo > q->token_hi ||
+        (q->token_lo == q->token_hi && (!q->token_lo_incl || !q->token_hi_incl)))
+        return 1; /* empty range, no wrap-around (CASSANDRA-5573) */
+    return 0;
+}
+
+/* Paging state: remaining LIMIT (be32), then the engine's resume position. */
+static int parse_paging(cql_exec *x, uint32_t *remaining, const uint8_t **resume, size_t *len)
+{
+    const cql_exec_options *o = x->opts;
+    *resume = NULL;
+    *len = 0;
+    if (!o->paging_state || !o->paging_state_len)
+        return 0;
+    if (o->paging_state_len < 5)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid value for the paging state");
+    *remaining = eng_be32(o->paging_state);
+    *resume = o->paging_state + 4;
+    *len = o->paging_state_len - 4;
+    return 0;
+}
+
+int cql_exec_select(cql_exec *x)
+{
+    const select_plan *sp = x->plan->detail;
+    const eng_table *t = sp->t;
+    cql_result *res = x->result;
+    res->kind = CQL_RESULT_ROWS;
+    if (cql_result_set_columns(res, x->plan->cols, x->plan->n_cols))
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    eng_query q;
+    memset(&q, 0, sizeof q);
+    q.table = t;
+    q.reversed = (uint8_t)sp->reversed;
+    q.distinct = (uint8_t)sp->distinct;
+    uint32_t limit = 0, ppl = 0;
+    int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
+    if (!rc)
+        rc = eval_int_option(x, sp->ppl, "[per_partition_limit]", &ppl);
+    if (rc)
+        return rc;
+    q.per_partition_limit = ppl;
+    int empty = 0;
+    if (sp->has_pk) {
+        rc = build_keys(x, sp, &q);
+        empty = rc == 1;
+        rc = rc == 1 ? 0 : rc;
+    } else {
+        rc = build_token_range(x, sp, &q);
+        empty = rc == 1;
+        rc = rc == 1 ? 0 : rc;
+    }
+    if (!rc)
+        rc = build_slices(x, sp, &q);
+    if (rc)
+        return rc;
+    /* A partition with statics and no rows yields one row unless rows are restricted. */
+    int regular_filter = 0;
+    for (int i = 0; i < sp->n_filters; i++)
+        regular_filter |= t->cols[sp->filters[i].col].kind == ENG_COL_REGULAR;
+    q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
+    select_run run = {x, sp, NULL, NULL, NULL, 0, 0};
+    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(eng_val));
+    run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    if (!run.filter_vals || !run.aggs)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    for (int i = 0; i < sp->n_filters; i++) {
+        const row_filter *f = &sp->filters[i];
+        if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &run.filter_vals[i])))
+            return rc;
+        if (run.filter_vals[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                              t->cols[f->col].name);
+    }
+    uint32_t remaining = limit;
+    const uint8_t *resume;
+    size_t resume_len;
+    if ((rc = parse_paging(x, &remaining, &resume, &resume_len)))
+        return rc;
+    int32_t page = sp->aggregate ? 0 : x->opts->page_size;
+    q.limit = remaining;
+    if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
+        q.limit = (uint32_t)page;
+    q.resume = resume;
+    q.resume_len = resume_len;
+    /* Filtering drops rows after the engine counted them: count here instead. */
+    if (sp->n_filters && q.limit && page <= 0) {
+        q.limit = 0;
+    }
+    eng_read_info info = {0, 0, ENG_BUF_INIT};
+    if (!empty)
+        rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
+    if (!rc && sp->aggregate)
+        rc = agg_result(&run);
+    if (!rc && sp->n_filters && limit && res->n_rows > limit)
+        res->n_rows = limit; /* rows beyond the limit are dropped (their data stays unused) */
+    if (!rc && info.has_more && !sp->aggregate) {
+        uint32_t left = limit ? limit - (run.rows < limit ? run.rows : limit) : 0;
+        if (!limit || left > 0) {
+            res->has_more = 1;
+            eng_buf_put_be32(&res->paging_state, left);
+            eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
+            if (res->paging_state.oom)
+                rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        }
+    }
+    for (int i = 0; i < sp->n_sels; i++)
+        eng_buf_free(&run.aggs[i].best);
+    eng_read_info_free(&info);
+    return rc;
+}

@@ -1,0 +1,1143 @@
+/*
+ * Literal terms to values (cql/literal.c): Cassandra's text forms of every
+ * type, constants checked against their receivers, collection, tuple and
+ * UDT literals, bind markers, and the prepare-time walk. Expectations come
+ * from Cassandra's sources and tests (Constants, Lists, Sets, Maps, Tuples,
+ * UserTypes, TimestampSerializer, SimpleDateSerializer, TimeSerializer,
+ * Duration, the facts sheet §2 and §8.2); byte strings were computed from
+ * the encoding rules, not from this code.
+ */
+#include "../../cql/literal.h"
+#include "harness.h"
+
+#include <stdarg.h>
+#include <time.h>
+
+/* ---- terms from a static pool (nothing to free) ---- */
+
+static cql_term pool[512];
+static int npool;
+static cql_term *item_pool[2048];
+static int nitem;
+static const char *name_pool[256];
+static int nname;
+
+static cql_term *term(int kind, const char *text)
+{
+    cql_term *t = &pool[npool++];
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->text = text;
+    t->len = text ? strlen(text) : 0;
+    return t;
+}
+
+#define INT(s) term(CQL_T_INTEGER, s)
+#define FLT(s) term(CQL_T_FLOAT, s)
+#define STR(s) term(CQL_T_STRING, s)
+#define BOOL(s) term(CQL_T_BOOLEAN, s)
+#define UUID_(s) term(CQL_T_UUID, s)
+#define HEX(s) term(CQL_T_HEX, s)
+#define DUR(s) term(CQL_T_DURATION, s)
+#define NUL() term(CQL_T_NULL, NULL)
+
+static cql_term *marker(int idx)
+{
+    cql_term *t = term(CQL_T_BIND, NULL);
+    t->bind_index = idx;
+    return t;
+}
+
+static cql_term *coll(int kind, int n, ...)
+{
+    cql_term *t = term(kind, NULL);
+    va_list ap;
+    va_start(ap, n);
+    t->items = &item_pool[nitem];
+    for (int i = 0; i < n; i++)
+        item_pool[nitem++] = va_arg(ap, cql_term *);
+    va_end(ap);
+    t->n_items = n;
+    return t;
+}
+
+#define LIST(n, ...) coll(CQL_T_LIST, n, ##__VA_ARGS__)
+#define SET(n, ...) coll(CQL_T_SET, n, ##__VA_ARGS__)
+#define MAP(n, ...) coll(CQL_T_MAP, 2 * (n), ##__VA_ARGS__)
+#define TUPLE(n, ...) coll(CQL_T_TUPLE, n, ##__VA_ARGS__)
+#define CALL(name, n, ...) fn(coll(CQL_T_FUNCTION, n, ##__VA_ARGS__), name)
+
+static cql_term *fn(cql_term *t, const char *name)
+{
+    t->name = name;
+    return t;
+}
+
+/* {name: value, ...} */
+static cql_term *udt_lit(int n, ...)
+{
+    cql_term *t = term(CQL_T_UDT, NULL);
+    va_list ap;
+    va_start(ap, n);
+    t->items = &item_pool[nitem];
+    t->names = &name_pool[nname];
+    for (int i = 0; i < n; i++) {
+        name_pool[nname++] = va_arg(ap, const char *);
+        item_pool[nitem++] = va_arg(ap, cql_term *);
+    }
+    va_end(ap);
+    t->n_items = n;
+    return t;
+}
+
+static cql_typeref typerefs[16];
+static int ntyperef;
+
+static cql_term *hint(const char *type_name, cql_term *operand)
+{
+    cql_typeref *r = &typerefs[ntyperef++];
+    memset(r, 0, sizeof *r);
+    r->name = type_name;
+    cql_term *t = coll(CQL_T_HINT, 1, operand);
+    t->type = r;
+    return t;
+}
+
+/* ---- types (top-level ones are freed by done()) ---- */
+
+static eng_type *kept[64];
+static int nkept;
+
+static eng_type *keep(eng_type *t)
+{
+    kept[nkept++] = t;
+    return t;
+}
+
+static eng_type *ty(int kind)
+{
+    return keep(eng_type_new(kind));
+}
+static eng_type *sub(int kind)
+{
+    return eng_type_new(kind);
+}
+
+static eng_type *list_of(int kind)
+{
+    return keep(eng_type_new_list(sub(kind), 0));
+}
+static eng_type *set_of(int kind)
+{
+    return keep(eng_type_new_set(sub(kind), 0));
+}
+static eng_type *map_of(int k, int v)
+{
+    return keep(eng_type_new_map(sub(k), sub(v), 0));
+}
+
+static eng_type *tuple2(int a, int b)
+{
+    eng_type *c[2] = {sub(a), sub(b)};
+    return keep(eng_type_new_tuple(c, 2));
+}
+
+/* frozen<addr> with fields (a int, b text) */
+static eng_type *addr_type(int frozen)
+{
+    char *names[2] = {eng_strdup("a"), eng_strdup("b")}; /* the strings are taken, not the array */
+    eng_type *types[2] = {sub(ENG_INT), sub(ENG_TEXT)};
+    return keep(eng_type_new_udt("ks", "addr", names, types, 2, frozen));
+}
+
+static void done(void)
+{
+    for (int i = 0; i < nkept; i++)
+        eng_type_free(kept[i]);
+    nkept = 0;
+}
+
+/* ---- conversions ---- */
+
+static eng_err err;
+static int state;
+static char hexbuf[8192];
+
+static void to_hex(const eng_buf *b)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < b->len && k + 3 < sizeof hexbuf; i++)
+        k += (size_t)sprintf(hexbuf + k, "%02x", b->p[i]);
+    hexbuf[k] = 0;
+}
+
+static int val_env(const cql_term *t, const eng_type *type, const char *recv,
+                   const cql_term_env *env)
+{
+    eng_err_clear(&err);
+    eng_buf b = ENG_BUF_INIT;
+    int rc = cql_term_value(t, type, recv, env, &b, &state, &err);
+    to_hex(&b);
+    eng_buf_free(&b);
+    return rc;
+}
+
+static int val(const cql_term *t, const eng_type *type)
+{
+    return val_env(t, type, "k", NULL);
+}
+
+static int fs(const eng_type *type, const char *s)
+{
+    eng_err_clear(&err);
+    eng_buf b = ENG_BUF_INIT;
+    int rc = cql_value_from_string(type, s, strlen(s), &b, &err);
+    to_hex(&b);
+    eng_buf_free(&b);
+    return rc;
+}
+
+#define ASSERT_VAL(t, type, want)                                                                  \
+    do {                                                                                           \
+        ASSERT_OK_ERR(val(t, type), &err);                                                         \
+        ASSERT_EQ(state, CQL_VALUE);                                                               \
+        ASSERT_STR_EQ(hexbuf, want);                                                               \
+    } while (0)
+
+#define ASSERT_FS(type, text, want)                                                                \
+    do {                                                                                           \
+        ASSERT_OK_ERR(fs(type, text), &err);                                                       \
+        ASSERT_STR_EQ(hexbuf, want);                                                               \
+    } while (0)
+
+#define ASSERT_FS_ERR(type, text, want_msg)                                                        \
+    do {                                                                                           \
+        ASSERT_EQ(fs(type, text), ENG_E_INVALID);                                                  \
+        ASSERT_STR_EQ(err.msg, want_msg);                                                          \
+    } while (0)
+
+#define ASSERT_VAL_ERR(t, type, recv, message)                                                     \
+    do {                                                                                           \
+        ASSERT_EQ(val_env(t, type, recv, NULL), ENG_E_INVALID);                                    \
+        ASSERT_STR_EQ(err.msg, message);                                                           \
+    } while (0)
+
+/* ---- bind_types recording ---- */
+
+typedef struct rec {
+    int n;
+    int index[8];
+    int kind[8];
+    char name[8][64];
+} rec;
+
+static void record(void *ctx, const cql_term *m, const eng_type *type, const char *name)
+{
+    rec *r = ctx;
+    if (r->n < 8) {
+        r->index[r->n] = m->bind_index;
+        r->kind[r->n] = type->kind;
+        snprintf(r->name[r->n], sizeof r->name[0], "%s", name);
+        r->n++;
+    }
+}
+
+/* ======================================================================== */
+/* Integers                                                                  */
+/* ======================================================================== */
+
+TEST(integer_constant_for_int_is_four_big_endian_bytes)
+{
+    ASSERT_VAL(INT("42"), ty(ENG_INT), "0000002a");
+    ASSERT_VAL(INT("-1"), ty(ENG_INT), "ffffffff");
+    done();
+}
+
+TEST(int_range_errors_name_the_java_type)
+{
+    /* Int32Type/ShortType/ByteType/LongType.fromString messages */
+    ASSERT_FS_ERR(ty(ENG_INT), "2147483648", "Unable to make int from '2147483648'");
+    ASSERT_FS_ERR(ty(ENG_SMALLINT), "32768", "Unable to make short from '32768'");
+    ASSERT_FS_ERR(ty(ENG_TINYINT), "-129", "Unable to make byte from '-129'");
+    ASSERT_FS_ERR(ty(ENG_BIGINT), "9223372036854775808",
+                  "Unable to make long from '9223372036854775808'");
+    ASSERT_FS(ty(ENG_INT), "-2147483648", "80000000");
+    ASSERT_FS(ty(ENG_SMALLINT), "+7", "0007"); /* Short.parseShort accepts a plus sign */
+    done();
+}
+
+TEST(integer_literal_out_of_range_fails_with_the_marshal_message)
+{
+    ASSERT_VAL_ERR(INT("99999999999"), ty(ENG_INT), "k", "Unable to make int from '99999999999'");
+    done();
+}
+
+TEST(string_constant_for_int_is_refused_with_kind_and_receiver)
+{
+    /* facts §8.2 */
+    ASSERT_VAL_ERR(STR("foo"), ty(ENG_INT), "k",
+                   "Invalid STRING constant (foo) for \"k\" of type int");
+    done();
+}
+
+TEST(integer_constant_for_text_is_refused)
+{
+    ASSERT_VAL_ERR(INT("0"), ty(ENG_TEXT), "k",
+                   "Invalid INTEGER constant (0) for \"k\" of type text");
+    done();
+}
+
+TEST(float_constant_for_int_is_refused)
+{
+    ASSERT_VAL_ERR(FLT("1.5"), ty(ENG_INT), "v",
+                   "Invalid FLOAT constant (1.5) for \"v\" of type int");
+    done();
+}
+
+TEST(empty_string_gives_the_empty_value_for_numbers)
+{
+    ASSERT_FS(ty(ENG_INT), "", "");
+    ASSERT_FS(ty(ENG_VARINT), "", "");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "", "");
+    done();
+}
+
+TEST(counter_takes_integers_as_bigint_and_refuses_null)
+{
+    ASSERT_VAL(INT("5"), ty(ENG_COUNTER), "0000000000000005");
+    ASSERT_VAL_ERR(NUL(), ty(ENG_COUNTER), "c",
+                   "Invalid null value for counter increment/decrement");
+    done();
+}
+
+/* ======================================================================== */
+/* varint and decimal                                                        */
+/* ======================================================================== */
+
+TEST(varint_from_integer_constant_of_any_size)
+{
+    /* facts §2.5: minimal two's complement */
+    ASSERT_VAL(INT("0"), ty(ENG_VARINT), "00");
+    ASSERT_VAL(INT("128"), ty(ENG_VARINT), "0080");
+    ASSERT_VAL(INT("-128"), ty(ENG_VARINT), "80");
+    ASSERT_VAL(INT("-129"), ty(ENG_VARINT), "ff7f");
+    ASSERT_VAL(INT("9223372036854775808"), ty(ENG_VARINT), "008000000000000000");
+    ASSERT_VAL(INT("170141183460469231731687303715884105728"), ty(ENG_VARINT),
+               "0080000000000000000000000000000000");
+    done();
+}
+
+TEST(varint_from_bad_text_uses_biginteger_message)
+{
+    ASSERT_FS_ERR(ty(ENG_VARINT), "12a", "unable to make int from '12a'");
+    done();
+}
+
+TEST(decimal_keeps_the_scale_written)
+{
+    /* facts §2.5: scale then unscaled varint */
+    ASSERT_VAL(FLT("1.5"), ty(ENG_DECIMAL), "000000010f");
+    ASSERT_VAL(FLT("1.50"), ty(ENG_DECIMAL), "000000020096");
+    ASSERT_VAL(FLT("-0.01"), ty(ENG_DECIMAL), "00000002ff");
+    ASSERT_VAL(INT("100"), ty(ENG_DECIMAL), "0000000064");
+    ASSERT_VAL(FLT("1E+3"), ty(ENG_DECIMAL), "fffffffd01");
+    ASSERT_VAL(FLT("0.00"), ty(ENG_DECIMAL), "0000000200");
+    done();
+}
+
+TEST(decimal_from_bad_text_uses_bigdecimal_message)
+{
+    ASSERT_FS_ERR(ty(ENG_DECIMAL), "1.2.3", "unable to make BigDecimal from '1.2.3'");
+    done();
+}
+
+/* ======================================================================== */
+/* float, double, boolean                                                    */
+/* ======================================================================== */
+
+TEST(float_and_double_from_constants)
+{
+    ASSERT_VAL(FLT("1.5"), ty(ENG_DOUBLE), "3ff8000000000000");
+    ASSERT_VAL(FLT("1.5"), ty(ENG_FLOAT), "3fc00000");
+    ASSERT_VAL(INT("123123"), ty(ENG_FLOAT), "47f07980");
+    ASSERT_VAL(FLT("NaN"), ty(ENG_DOUBLE), "7ff8000000000000");
+    ASSERT_VAL(FLT("-Infinity"), ty(ENG_DOUBLE), "fff0000000000000");
+    done();
+}
+
+TEST(float_text_follows_java_grammar)
+{
+    /* Double.valueOf trims and accepts a type suffix; anything else fails */
+    ASSERT_FS(ty(ENG_DOUBLE), " 1.5d ", "3ff8000000000000");
+    ASSERT_FS_ERR(ty(ENG_DOUBLE), "1.5x", "Unable to make double from '1.5x'");
+    ASSERT_FS_ERR(ty(ENG_FLOAT), "abc", "Unable to make float from 'abc'");
+    done();
+}
+
+TEST(boolean_text_is_case_insensitive_and_empty_is_false)
+{
+    ASSERT_VAL(BOOL("true"), ty(ENG_BOOLEAN), "01");
+    ASSERT_FS(ty(ENG_BOOLEAN), "FALSE", "00");
+    ASSERT_FS(ty(ENG_BOOLEAN), "", "00");
+    ASSERT_FS_ERR(ty(ENG_BOOLEAN), "yes", "Unable to make boolean from 'yes'");
+    done();
+}
+
+TEST(string_constant_for_boolean_is_refused)
+{
+    ASSERT_VAL_ERR(STR("true"), ty(ENG_BOOLEAN), "b",
+                   "Invalid STRING constant (true) for \"b\" of type boolean");
+    done();
+}
+
+/* ======================================================================== */
+/* text, ascii, blob                                                         */
+/* ======================================================================== */
+
+TEST(string_constant_for_text_and_ascii)
+{
+    ASSERT_VAL(STR("hi"), ty(ENG_TEXT), "6869");
+    ASSERT_VAL(STR(""), ty(ENG_TEXT), "");
+    ASSERT_VAL(STR("hi"), ty(ENG_ASCII), "6869");
+    done();
+}
+
+TEST(non_ascii_string_for_ascii_fails_like_the_java_encoder)
+{
+    ASSERT_VAL_ERR(STR("caf\xc3\xa9"), ty(ENG_ASCII), "a",
+                   "Invalid ASCII character in string literal: "
+                   "java.nio.charset.UnmappableCharacterException: Input length = 1");
+    done();
+}
+
+TEST(hex_constant_is_only_for_blobs)
+{
+    ASSERT_VAL(HEX("CAFE"), ty(ENG_BLOB), "cafe");
+    ASSERT_VAL(HEX(""), ty(ENG_BLOB), "");
+    ASSERT_VAL_ERR(HEX("cafe"), ty(ENG_INT), "k",
+                   "Invalid HEX constant (0xcafe) for \"k\" of type int");
+    ASSERT_VAL_ERR(HEX("abc"), ty(ENG_BLOB), "b", "cannot parse 'abc' as hex bytes");
+    done();
+}
+
+TEST(string_constant_for_blob_is_refused)
+{
+    ASSERT_VAL_ERR(STR("cafe"), ty(ENG_BLOB), "b",
+                   "Invalid STRING constant (cafe) for \"b\" of type blob");
+    done();
+}
+
+/* ======================================================================== */
+/* timestamps                                                                */
+/* ======================================================================== */
+
+TEST(timestamp_date_only_is_midnight_utc)
+{
+    ASSERT_VAL(STR("2021-01-01"), ty(ENG_TIMESTAMP), "00000176bb3e7000");
+    done();
+}
+
+TEST(timestamp_with_time_and_milliseconds)
+{
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 12:34:56", "00000176bdf19980");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 12:34:56.789", "00000176bdf19c95");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01T12:34:56.789", "00000176bdf19c95");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 00:00", "00000176bb3e7000");
+    done();
+}
+
+TEST(timestamp_zones_rfc822_iso_and_names)
+{
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 00:00:00+0000", "00000176bb3e7000");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 01:00:00+01:00", "00000176bb3e7000");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01T00:00:00Z", "00000176bb3e7000");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 01:00 +0100", "00000176bb3e7000");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 00:00:00.000 UTC", "00000176bb3e7000");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2020-12-31T23:00:00.000-01", "00000176bb3e7000");
+    done();
+}
+
+TEST(timestamp_integer_string_and_constant_are_milliseconds)
+{
+    ASSERT_FS(ty(ENG_TIMESTAMP), "1000", "00000000000003e8");
+    ASSERT_FS(ty(ENG_TIMESTAMP), "-1", "ffffffffffffffff");
+    ASSERT_VAL(INT("1000"), ty(ENG_TIMESTAMP), "00000000000003e8");
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "99999999999999999999",
+                  "Unable to make long (for date) from: '99999999999999999999'");
+    done();
+}
+
+TEST(timestamp_refuses_what_a_strict_calendar_refuses)
+{
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "foo", "Unable to coerce 'foo' to a formatted date (long)");
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "2021-02-30",
+                  "Unable to coerce '2021-02-30' to a formatted date (long)");
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "2021-01-01 24:00",
+                  "Unable to coerce '2021-01-01 24:00' to a formatted date (long)");
+    /* SSS is a millisecond count: microseconds are 123456 ms, out of range */
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "2021-01-01 00:00:00.123456",
+                  "Unable to coerce '2021-01-01 00:00:00.123456' to a formatted date (long)");
+    /* the ten days of the Gregorian switch do not exist */
+    ASSERT_FS_ERR(ty(ENG_TIMESTAMP), "1582-10-10",
+                  "Unable to coerce '1582-10-10' to a formatted date (long)");
+    done();
+}
+
+TEST(timestamp_fraction_is_a_millisecond_count)
+{
+    /* FastDateParser reads SSS as a number: ".5" is 5 ms, not 500 (no padding in Apache 4.0) */
+    ASSERT_FS(ty(ENG_TIMESTAMP), "2021-01-01 12:34:56.5", "00000176bdf19985");
+    done();
+}
+
+TEST(timestamp_before_1582_uses_the_julian_calendar)
+{
+    /* java.util.GregorianCalendar: Julian 1000-01-01 is day -354280 */
+    ASSERT_FS(ty(ENG_TIMESTAMP), "1000-01-01", "ffffe4291a38a000");
+    done();
+}
+
+TEST(timestamp_now_is_the_wall_clock)
+{
+    ASSERT_OK_ERR(fs(ty(ENG_TIMESTAMP), "NOW"), &err);
+    ASSERT_EQ(strlen(hexbuf), 16);
+    long long ms = strtoll(hexbuf, NULL, 16);
+    long long now = (long long)time(NULL) * 1000;
+    ASSERT(ms > now - 60000 && ms < now + 60000);
+    done();
+}
+
+/* ======================================================================== */
+/* dates and times                                                           */
+/* ======================================================================== */
+
+TEST(date_strings_and_day_counts)
+{
+    /* facts §2.5 */
+    ASSERT_VAL(STR("2021-01-01"), ty(ENG_DATE), "800048c4");
+    ASSERT_FS(ty(ENG_DATE), "1970-01-01", "80000000");
+    ASSERT_FS(ty(ENG_DATE), "1969-12-31", "7fffffff");
+    ASSERT_FS(ty(ENG_DATE), "2147483648", "80000000");
+    ASSERT_VAL(INT("0"), ty(ENG_DATE), "00000000");
+    done();
+}
+
+TEST(date_raw_day_count_must_be_unsigned_32_bits)
+{
+    ASSERT_FS_ERR(ty(ENG_DATE), "-1", "Unable to make unsigned int (for date) from: '-1'");
+    ASSERT_FS_ERR(ty(ENG_DATE), "4294967296",
+                  "Unable to make unsigned int (for date) from: '4294967296'");
+    done();
+}
+
+TEST(date_strings_are_strict_iso)
+{
+    ASSERT_FS_ERR(ty(ENG_DATE), "2021-02-29",
+                  "Unable to coerce '2021-02-29' to a formatted date (long)");
+    ASSERT_FS_ERR(ty(ENG_DATE), "2021-1-1",
+                  "Unable to coerce '2021-1-1' to a formatted date (long)");
+    ASSERT_FS_ERR(ty(ENG_DATE), "", "Unable to coerce '' to a formatted date (long)");
+    /* a year beyond four digits needs its sign, '+2021' has one too many */
+    ASSERT_FS_ERR(ty(ENG_DATE), "12345-01-01",
+                  "Unable to coerce '12345-01-01' to a formatted date (long)");
+    ASSERT_FS_ERR(ty(ENG_DATE), "+2021-01-01",
+                  "Unable to coerce '+2021-01-01' to a formatted date (long)");
+    done();
+}
+
+TEST(date_negative_years_are_proleptic)
+{
+    /* 0001-01-01 is day -719162; years 0 (leap) and -1 precede it */
+    ASSERT_FS(ty(ENG_DATE), "-0001-01-01", "7ff503eb");
+    done();
+}
+
+TEST(date_beyond_the_supported_range)
+{
+    ASSERT_FS_ERR(ty(ENG_DATE), "+5881580-07-12",
+                  "Input date +5881580-07-12 is greater than max supported date "
+                  "+5881580-07-11T00:00Z");
+    ASSERT_FS_ERR(
+        ty(ENG_DATE), "-5877641-06-22",
+        "Input date -5877641-06-22 is less than min supported date -5877641-06-23T00:00Z");
+    done();
+}
+
+TEST(time_strings_with_fractions_and_nanosecond_counts)
+{
+    ASSERT_VAL(STR("08:12:54"), ty(ENG_TIME), "00001ae5bbc3bc00");
+    ASSERT_FS(ty(ENG_TIME), "08:12:54.123", "00001ae5c31890c0");
+    ASSERT_FS(ty(ENG_TIME), "08:12:54.123456789", "00001ae5c31f8915");
+    ASSERT_FS(ty(ENG_TIME), "00:00:01", "000000003b9aca00");
+    ASSERT_FS(ty(ENG_TIME), "23:59:59.999999999", "00004e94914effff");
+    ASSERT_FS(ty(ENG_TIME), "100", "0000000000000064");
+    done();
+}
+
+TEST(time_errors)
+{
+    ASSERT_FS_ERR(ty(ENG_TIME), "24:00:00",
+                  "(TimeType) Unable to coerce '24:00:00' to a formatted time (long)");
+    ASSERT_FS_ERR(ty(ENG_TIME), "08:12:54.1234567890",
+                  "(TimeType) Unable to coerce '08:12:54.1234567890' to a formatted time (long)");
+    ASSERT_FS_ERR(ty(ENG_TIME), "86400000000000",
+                  "Unable to make long (for time) from: '86400000000000'");
+    done();
+}
+
+/* ======================================================================== */
+/* uuid, timeuuid, inet                                                      */
+/* ======================================================================== */
+
+TEST(uuid_constant_for_uuid_and_timeuuid)
+{
+    ASSERT_VAL(UUID_("6BDDC89A-5644-11E4-97FC-56847AFE9799"), ty(ENG_TIMEUUID),
+               "6bddc89a564411e497fc56847afe9799");
+    ASSERT_VAL(UUID_("2dd2cd62-6af3-4cf6-96fc-91b9ab62eedc"), ty(ENG_UUID),
+               "2dd2cd626af34cf696fc91b9ab62eedc");
+    done();
+}
+
+TEST(timeuuid_accepts_only_version_1)
+{
+    ASSERT_VAL_ERR(UUID_("2dd2cd62-6af3-4cf6-96fc-91b9ab62eedc"), ty(ENG_TIMEUUID), "t",
+                   "TimeUUID supports only version 1 UUIDs");
+    ASSERT_FS_ERR(ty(ENG_TIMEUUID), "now", "Unknown timeuuid representation: now");
+    ASSERT_FS_ERR(ty(ENG_UUID), "00000000-0000-0000-zzzz-000000000000",
+                  "Unable to make UUID from '00000000-0000-0000-zzzz-000000000000'");
+    done();
+}
+
+TEST(string_constant_for_uuid_is_refused)
+{
+    ASSERT_VAL_ERR(STR("2dd2cd62-6af3-4cf6-96fc-91b9ab62eedc"), ty(ENG_UUID), "u",
+                   "Invalid STRING constant (2dd2cd62-6af3-4cf6-96fc-91b9ab62eedc) for \"u\" of "
+                   "type uuid");
+    done();
+}
+
+TEST(inet_from_ipv4_and_ipv6_text)
+{
+    /* facts §2.5 */
+    ASSERT_VAL(STR("127.0.0.1"), ty(ENG_INET), "7f000001");
+    ASSERT_FS(ty(ENG_INET), "::1", "00000000000000000000000000000001");
+    /* Java makes an IPv4-mapped address an Inet4Address, and reads short IPv4 forms */
+    ASSERT_FS(ty(ENG_INET), "::ffff:1.2.3.4", "01020304");
+    ASSERT_FS(ty(ENG_INET), "1.2.3", "01020003");
+    ASSERT_FS_ERR(ty(ENG_INET), "256.1.1.1", "Unable to make inet address from '256.1.1.1'");
+    ASSERT_FS_ERR(ty(ENG_INET), "foo", "Unable to make inet address from 'foo'");
+    done();
+}
+
+/* ======================================================================== */
+/* durations                                                                 */
+/* ======================================================================== */
+
+TEST(duration_standard_units)
+{
+    /* facts §2.4 vectors; 1h30m computed from the vint rules */
+    ASSERT_VAL(DUR("1h"), ty(ENG_DURATION), "0000fc068c61714000");
+    ASSERT_VAL(DUR("1h30m"), ty(ENG_DURATION), "0000fc09d29229e000");
+    ASSERT_VAL(DUR("1mo2d3ns"), ty(ENG_DURATION), "020406");
+    ASSERT_VAL(DUR("-1d"), ty(ENG_DURATION), "000100");
+    ASSERT_VAL(DUR("12\xc2\xb5s"), ty(ENG_DURATION), "0000c05dc0");
+    ASSERT_VAL(DUR("12US"), ty(ENG_DURATION), "0000c05dc0");
+    done();
+}
+
+TEST(duration_iso_forms)
+{
+    ASSERT_VAL(DUR("PT1H"), ty(ENG_DURATION), "0000fc068c61714000");
+    ASSERT_VAL(DUR("P1Y2M"), ty(ENG_DURATION), "1c0000");
+    ASSERT_VAL(DUR("P2W"), ty(ENG_DURATION), "001c00");
+    ASSERT_VAL(DUR("P0001-02-03T04:05:06"), ty(ENG_DURATION), "1c06fc1ac003cfe800");
+    done();
+}
+
+TEST(duration_errors)
+{
+    ASSERT_FS_ERR(ty(ENG_DURATION), "xyz", "Unable to convert 'xyz' to a duration");
+    ASSERT_FS_ERR(ty(ENG_DURATION), "1h2d", "Invalid duration. The hours should be after days");
+    ASSERT_FS_ERR(ty(ENG_DURATION), "1h1h",
+                  "Invalid duration. The hours are specified multiple times");
+    ASSERT_FS_ERR(
+        ty(ENG_DURATION), "2147483648mo",
+        "Invalid duration. The total number of months must be less or equal to 2147483647");
+    ASSERT_FS_ERR(ty(ENG_DURATION), "P1H", "Unable to convert 'P1H' to a duration");
+    done();
+}
+
+TEST(integer_constant_for_duration_is_assignable_but_unparsable)
+{
+    ASSERT_VAL_ERR(INT("5"), ty(ENG_DURATION), "d", "Unable to convert '5' to a duration");
+    done();
+}
+
+/* ======================================================================== */
+/* tuples from text (TupleType.fromString)                                   */
+/* ======================================================================== */
+
+TEST(tuple_from_string_splits_on_unescaped_colons)
+{
+    /* TupleType.fromString: "\:" is a colon inside a field, "@" a null field */
+    ASSERT_FS(tuple2(ENG_INT, ENG_TEXT), "1:a\\:b",
+              "0000000400000001"
+              "00000003613a62");
+    ASSERT_FS(tuple2(ENG_INT, ENG_TEXT), "@:x",
+              "ffffffff"
+              "0000000178");
+    done();
+}
+
+/* ======================================================================== */
+/* collections                                                               */
+/* ======================================================================== */
+
+TEST(list_literal_serializes_in_order)
+{
+    /* facts §2.5 */
+    ASSERT_VAL(LIST(2, INT("1"), INT("2")), list_of(ENG_INT),
+               "00000002"
+               "0000000400000001"
+               "0000000400000002");
+    ASSERT_VAL(LIST(0), list_of(ENG_INT), "00000000");
+    done();
+}
+
+TEST(list_literal_for_a_set_column_is_refused)
+{
+    ASSERT_VAL_ERR(LIST(1, INT("1")), set_of(ENG_INT), "s",
+                   "Invalid list literal for s of type set<int>");
+    done();
+}
+
+TEST(list_element_of_wrong_kind_names_value_and_element_type)
+{
+    ASSERT_VAL_ERR(LIST(2, INT("1"), STR("a")), list_of(ENG_INT), "l",
+                   "Invalid list literal for l: value 'a' is not of type int");
+    done();
+}
+
+TEST(bind_marker_inside_collection_literal_is_refused)
+{
+    const char *want = "Invalid list literal for l: bind variables are not supported inside "
+                       "collection literals";
+    ASSERT_VAL_ERR(LIST(2, INT("1"), marker(0)), list_of(ENG_INT), "l", want);
+    rec r = {0};
+    eng_err_clear(&err);
+    ASSERT_EQ(cql_term_bind_types(LIST(1, marker(0)), list_of(ENG_INT), "l", record, &r, &err),
+              ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, want);
+    ASSERT_EQ(r.n, 0);
+    done();
+}
+
+TEST(bind_marker_in_map_literal_value_is_refused_too)
+{
+    ASSERT_VAL_ERR(MAP(1, STR("a"), marker(0)), map_of(ENG_TEXT, ENG_INT), "m",
+                   "Invalid map literal for m: bind variables are not supported inside collection "
+                   "literals");
+    done();
+}
+
+TEST(null_inside_collection_literal_is_refused)
+{
+    ASSERT_VAL_ERR(LIST(2, INT("1"), NUL()), list_of(ENG_INT), "l",
+                   "null is not supported inside collections");
+    ASSERT_VAL_ERR(SET(1, NUL()), set_of(ENG_INT), "s", "null is not supported inside collections");
+    ASSERT_VAL_ERR(MAP(1, STR("a"), NUL()), map_of(ENG_TEXT, ENG_INT), "m",
+                   "null is not supported inside collections");
+    done();
+}
+
+TEST(set_literal_is_sorted_and_deduplicated)
+{
+    ASSERT_VAL(SET(3, INT("3"), INT("1"), INT("3")), set_of(ENG_INT),
+               "00000002"
+               "0000000400000001"
+               "0000000400000003");
+    done();
+}
+
+TEST(map_literal_is_sorted_by_key_last_value_wins)
+{
+    /* facts §2.3: maps sorted by key; a repeated key keeps one entry */
+    ASSERT_VAL(MAP(3, STR("b"), INT("1"), STR("a"), INT("2"), STR("b"), INT("3")),
+               map_of(ENG_TEXT, ENG_INT),
+               "00000002"
+               "0000000161"
+               "0000000400000002"
+               "0000000162"
+               "0000000400000003");
+    done();
+}
+
+TEST(map_literal_key_of_wrong_kind)
+{
+    ASSERT_VAL_ERR(MAP(1, INT("1"), INT("2")), map_of(ENG_TEXT, ENG_INT), "m",
+                   "Invalid map literal for m: key 1 is not of type text");
+    done();
+}
+
+TEST(empty_braces_are_an_empty_set_that_maps_accept)
+{
+    ASSERT_VAL(MAP(0), map_of(ENG_TEXT, ENG_INT), "00000000");
+    ASSERT_VAL(SET(0), set_of(ENG_INT), "00000000");
+    ASSERT_VAL(MAP(0), set_of(ENG_INT), "00000000");
+    ASSERT_VAL_ERR(MAP(0), list_of(ENG_INT), "l", "Invalid set literal for l of type list<int>");
+    done();
+}
+
+TEST(map_literal_for_a_udt_is_refused)
+{
+    ASSERT_VAL_ERR(MAP(1, STR("a"), INT("1")), addr_type(1), "u",
+                   "Invalid map literal for u of type frozen<addr>");
+    done();
+}
+
+TEST(constant_for_a_collection_is_refused)
+{
+    ASSERT_VAL_ERR(INT("1"), list_of(ENG_INT), "l",
+                   "Invalid INTEGER constant (1) for \"l\" of type list<int>");
+    done();
+}
+
+/* ======================================================================== */
+/* tuples and UDTs                                                           */
+/* ======================================================================== */
+
+TEST(tuple_literal_with_null_component)
+{
+    /* facts §2.5 */
+    ASSERT_VAL(TUPLE(2, INT("1"), NUL()), tuple2(ENG_INT, ENG_TEXT), "0000000400000001ffffffff");
+    ASSERT_VAL(TUPLE(2, INT("1"), STR("a")), tuple2(ENG_INT, ENG_TEXT),
+               "0000000400000001"
+               "0000000161");
+    done();
+}
+
+TEST(tuple_literal_shape_errors)
+{
+    ASSERT_VAL_ERR(TUPLE(3, INT("1"), STR("a"), INT("2")), tuple2(ENG_INT, ENG_TEXT), "t",
+                   "Invalid tuple literal for t: too many elements. Type frozen<tuple<int, text>> "
+                   "expects 2 but got 3");
+    ASSERT_VAL_ERR(TUPLE(2, INT("1"), INT("2")), tuple2(ENG_INT, ENG_TEXT), "t",
+                   "Invalid tuple literal for t: component 1 is not of type text");
+    ASSERT_VAL_ERR(TUPLE(2, INT("1"), INT("2")), ty(ENG_INT), "k",
+                   "Invalid tuple type literal for k of type int");
+    done();
+}
+
+TEST(tuple_marker_is_named_after_its_component)
+{
+    rec r = {0};
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_term_bind_types(TUPLE(2, marker(0), marker(1)), tuple2(ENG_INT, ENG_TEXT),
+                                      "t", record, &r, &err),
+                  &err);
+    ASSERT_EQ(r.n, 2);
+    ASSERT_STR_EQ(r.name[0], "t[0]");
+    ASSERT_EQ(r.kind[0], ENG_INT);
+    ASSERT_STR_EQ(r.name[1], "t[1]");
+    ASSERT_EQ(r.kind[1], ENG_TEXT);
+    done();
+}
+
+TEST(tuple_component_unset_is_refused)
+{
+    eng_val binds[2] = {{(const uint8_t *)"\0\0\0\1", 4}, {NULL, ENG_UNSET}};
+    cql_term_env env = {binds, 2, NULL, NULL};
+    ASSERT_EQ(val_env(TUPLE(2, marker(0), marker(1)), tuple2(ENG_INT, ENG_TEXT), "t", &env),
+              ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "Invalid unset value for tuple field number 1");
+    done();
+}
+
+TEST(udt_literal_fields_in_declared_order_missing_are_null)
+{
+    ASSERT_VAL(udt_lit(1, "b", STR("x")), addr_type(1),
+               "ffffffff"
+               "0000000178");
+    ASSERT_VAL(udt_lit(2, "b", STR("x"), "a", INT("7")), addr_type(1),
+               "0000000400000007"
+               "0000000178");
+    done();
+}
+
+TEST(udt_literal_unknown_field)
+{
+    ASSERT_VAL_ERR(udt_lit(2, "a", INT("1"), "zz", INT("2")), addr_type(1), "u",
+                   "Unknown field 'zz' in value of user defined type addr");
+    done();
+}
+
+TEST(udt_literal_field_of_wrong_kind)
+{
+    ASSERT_VAL_ERR(udt_lit(1, "a", STR("x")), addr_type(1), "u",
+                   "Invalid user type literal for u: field a is not of type int");
+    ASSERT_VAL_ERR(udt_lit(1, "a", INT("1")), ty(ENG_INT), "k",
+                   "Invalid user type literal for k of type int");
+    done();
+}
+
+TEST(udt_marker_is_named_column_dot_field)
+{
+    rec r = {0};
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_term_bind_types(udt_lit(2, "a", marker(0), "b", marker(1)), addr_type(1), "u",
+                                      record, &r, &err),
+                  &err);
+    ASSERT_EQ(r.n, 2);
+    ASSERT_STR_EQ(r.name[0], "u.a");
+    ASSERT_STR_EQ(r.name[1], "u.b");
+    ASSERT_EQ(r.kind[1], ENG_TEXT);
+    done();
+}
+
+TEST(frozen_udt_field_unset_is_refused)
+{
+    eng_val binds[1] = {{NULL, ENG_UNSET}};
+    cql_term_env env = {binds, 1, NULL, NULL};
+    ASSERT_EQ(val_env(udt_lit(1, "a", marker(0)), addr_type(1), "u", &env), ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "Invalid unset value for field 'a' of user defined type addr");
+    done();
+}
+
+/* ======================================================================== */
+/* bind markers                                                              */
+/* ======================================================================== */
+
+TEST(top_level_marker_is_named_after_the_receiver)
+{
+    rec r = {0};
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_term_bind_types(marker(3), ty(ENG_BIGINT), "v", record, &r, &err), &err);
+    ASSERT_EQ(r.n, 1);
+    ASSERT_EQ(r.index[0], 3);
+    ASSERT_STR_EQ(r.name[0], "v");
+    ASSERT_EQ(r.kind[0], ENG_BIGINT);
+    done();
+}
+
+TEST(bound_value_is_validated_with_the_marshal_message)
+{
+    eng_val binds[1] = {{(const uint8_t *)"\0\0\0\0\0\0\0\1", 8}};
+    cql_term_env env = {binds, 1, NULL, NULL};
+    ASSERT_EQ(val_env(marker(0), ty(ENG_INT), "k", &env), ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "Expected 4 or 0 byte int (8)");
+    done();
+}
+
+TEST(bound_null_and_unset_become_states)
+{
+    eng_val binds[2] = {{NULL, ENG_NULL}, {NULL, ENG_UNSET}};
+    cql_term_env env = {binds, 2, NULL, NULL};
+    ASSERT_OK_ERR(val_env(marker(0), ty(ENG_INT), "k", &env), &err);
+    ASSERT_EQ(state, CQL_VALUE_NULL);
+    ASSERT_OK_ERR(val_env(marker(1), ty(ENG_INT), "k", &env), &err);
+    ASSERT_EQ(state, CQL_VALUE_UNSET);
+    done();
+}
+
+TEST(bound_set_is_made_canonical)
+{
+    static const uint8_t set[] = {0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 9, 0, 0, 0, 4, 0, 0, 0, 1};
+    eng_val binds[1] = {{set, sizeof set}};
+    cql_term_env env = {binds, 1, NULL, NULL};
+    ASSERT_OK_ERR(val_env(marker(0), set_of(ENG_INT), "s", &env), &err);
+    ASSERT_STR_EQ(hexbuf, "00000002"
+                          "0000000400000001"
+                          "0000000400000009");
+    done();
+}
+
+TEST(bound_collection_with_null_element_is_refused)
+{
+    static const uint8_t list[] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff};
+    eng_val binds[1] = {{list, sizeof list}};
+    cql_term_env env = {binds, 1, NULL, NULL};
+    ASSERT_EQ(val_env(marker(0), list_of(ENG_INT), "l", &env), ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "null is not supported inside collections");
+    done();
+}
+
+/* ======================================================================== */
+/* function calls and type hints                                             */
+/* ======================================================================== */
+
+static int calls;
+
+/* A stand-in executor: every call returns int 7, "unset()" returns unset. */
+static int fake_call(void *ctx, const cql_term *t, const eng_type *want, eng_buf *out, int *st,
+                     eng_err *e)
+{
+    (void)ctx;
+    (void)e;
+    calls++;
+    if (!strcmp(t->name, "unset")) {
+        *st = CQL_VALUE_UNSET;
+        return 0;
+    }
+    ASSERT_EQ(want->kind, ENG_INT);
+    eng_buf_put_be32(out, 7);
+    *st = CQL_VALUE;
+    return 0;
+}
+
+TEST(function_call_without_executor_is_refused)
+{
+    ASSERT_VAL_ERR(CALL("now", 0), ty(ENG_INT), "k", "Function calls are not supported here");
+    done();
+}
+
+TEST(function_calls_go_to_the_executor_with_the_receiver_type)
+{
+    cql_term_env env = {NULL, 0, fake_call, NULL};
+    calls = 0;
+    ASSERT_OK_ERR(val_env(LIST(2, CALL("f", 0), INT("1")), list_of(ENG_INT), "l", &env), &err);
+    ASSERT_EQ(calls, 1);
+    ASSERT_STR_EQ(hexbuf, "00000002"
+                          "0000000400000007"
+                          "0000000400000001");
+    done();
+}
+
+TEST(unset_element_makes_the_whole_list_unset)
+{
+    /* Lists.DelayedValue.bind returns UNSET_VALUE for an unset element */
+    cql_term_env env = {NULL, 0, fake_call, NULL};
+    ASSERT_OK_ERR(val_env(LIST(2, INT("1"), CALL("unset", 0)), list_of(ENG_INT), "l", &env), &err);
+    ASSERT_EQ(state, CQL_VALUE_UNSET);
+    ASSERT_STR_EQ(hexbuf, "");
+    done();
+}
+
+TEST(unset_map_key_is_refused_unset_value_unsets_the_map)
+{
+    cql_term_env env = {NULL, 0, fake_call, NULL};
+    ASSERT_EQ(val_env(MAP(1, CALL("unset", 0), INT("1")), map_of(ENG_INT, ENG_INT), "m", &env),
+              ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "unset value is not supported for map keys");
+    ASSERT_OK_ERR(val_env(MAP(1, INT("1"), CALL("unset", 0)), map_of(ENG_INT, ENG_INT), "m", &env),
+                  &err);
+    ASSERT_EQ(state, CQL_VALUE_UNSET);
+    done();
+}
+
+TEST(type_hint_marker_takes_the_receiver)
+{
+    /* TypeCast.prepare prepares the operand for the receiver itself */
+    rec r = {0};
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_term_bind_types(hint("int", marker(0)), ty(ENG_INT), "k", record, &r, &err),
+                  &err);
+    ASSERT_EQ(r.n, 1);
+    ASSERT_STR_EQ(r.name[0], "k");
+    ASSERT_EQ(r.kind[0], ENG_INT);
+    done();
+}
+
+TEST(type_hint_errors)
+{
+    ASSERT_VAL_ERR(hint("text", marker(0)), ty(ENG_INT), "k",
+                   "Cannot assign value (text)? to k of type int");
+    ASSERT_VAL_ERR(hint("int", STR("a")), ty(ENG_INT), "k", "Cannot cast value 'a' to type int");
+    ASSERT_VAL(hint("int", INT("5")), ty(ENG_INT), "00000005");
+    done();
+}
+
+/* ======================================================================== */
+/* assignment tests and text                                                 */
+/* ======================================================================== */
+
+TEST(constant_assignment_exactness_follows_preferred_types)
+{
+    ASSERT_EQ(cql_term_test_assignment(INT("1"), ty(ENG_INT)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(INT("1"), ty(ENG_BIGINT)), CQL_WEAKLY_ASSIGNABLE);
+    ASSERT_EQ(cql_term_test_assignment(INT("3000000000"), ty(ENG_BIGINT)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(STR("a"), ty(ENG_INT)), CQL_NOT_ASSIGNABLE);
+    ASSERT_EQ(cql_term_test_assignment(STR("a"), ty(ENG_ASCII)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(STR("\xc3\xa9"), ty(ENG_TEXT)), CQL_EXACT_MATCH);
+    /* FLOAT prefers double when Double.toString gives back the same decimal */
+    ASSERT_EQ(cql_term_test_assignment(FLT("0.1"), ty(ENG_DOUBLE)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(FLT("1.50"), ty(ENG_DOUBLE)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(FLT("0.1000000000000000055511151231257827"), ty(ENG_DOUBLE)),
+              CQL_WEAKLY_ASSIGNABLE);
+    ASSERT_EQ(cql_term_test_assignment(FLT("1.0000000000000000001"), ty(ENG_DECIMAL)),
+              CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(LIST(1, INT("1")), list_of(ENG_INT)), CQL_EXACT_MATCH);
+    ASSERT_EQ(cql_term_test_assignment(LIST(0), list_of(ENG_INT)), CQL_WEAKLY_ASSIGNABLE);
+    done();
+}
+
+TEST(term_text_as_cassandra_prints_terms)
+{
+    eng_buf b = ENG_BUF_INIT;
+    cql_term_text(MAP(1, STR("a"), LIST(2, INT("1"), NUL())), &b);
+    ASSERT_STR_EQ(eng_buf_cstr(&b), "{'a': [1, NULL]}");
+    eng_buf_reset(&b);
+    cql_term_text(CALL("f", 2, HEX("ab"), marker(0)), &b);
+    ASSERT_STR_EQ(eng_buf_cstr(&b), "f(0xab, ?)");
+    eng_buf_free(&b);
+    done();
+}
+
+TEST(nothing_is_kept_from_a_failed_term)
+{
+    eng_buf b = ENG_BUF_INIT;
+    eng_buf_put_str(&b, "xy");
+    eng_err_clear(&err);
+    int st;
+    ASSERT_EQ(
+        cql_term_value(LIST(2, INT("1"), STR("a")), list_of(ENG_INT), "l", NULL, &b, &st, &err),
+        ENG_E_INVALID);
+    ASSERT_EQ(b.len, 2);
+    eng_buf_free(&b);
+    done();
+}
+
+/* Random bytes as constant text for every scalar type: errors, never a crash. */
+TEST(random_text_never_crashes_the_parsers)
+{
+    uint64_t seed = test_seed();
+    static const int kinds[] = {ENG_ASCII,  ENG_BIGINT,   ENG_BLOB,     ENG_BOOLEAN,   ENG_DECIMAL,
+                                ENG_DOUBLE, ENG_FLOAT,    ENG_INT,      ENG_TIMESTAMP, ENG_UUID,
+                                ENG_TEXT,   ENG_VARINT,   ENG_TIMEUUID, ENG_INET,      ENG_DATE,
+                                ENG_TIME,   ENG_SMALLINT, ENG_TINYINT,  ENG_DURATION};
+    static const char alphabet[] = "0123456789+-.:eEPTZYMWDHSmsunµ x/'\\@";
+    char text[40];
+    for (int i = 0; i < 20000; i++) {
+        size_t n = test_rand(&seed) % sizeof text;
+        for (size_t k = 0; k < n; k++)
+            text[k] = (test_rand(&seed) & 7) ? alphabet[test_rand(&seed) % (sizeof alphabet - 1)]
+                                             : (char)test_rand(&seed);
+        eng_type *t = eng_type_new(kinds[test_rand(&seed) % ENG_ARRAY_LEN(kinds)]);
+        eng_buf b = ENG_BUF_INIT;
+        eng_err_clear(&err);
+        int rc = cql_value_from_string(t, text, n, &b, &err);
+        ASSERT(rc == 0 || rc == ENG_E_INVALID || rc == ENG_E_SERVER);
+        if (!rc && b.len) /* "" gives the empty value, which some types never validate */
+            ASSERT_OK_ERR(eng_type_validate(t, b.p, b.len, &err), &err);
+        eng_buf_free(&b);
+        eng_type_free(t);
+    }
+}
+
+/* Every allocation failing in turn: an error code, never a crash or a leak. */
+TEST(allocation_failures_are_reported)
+{
+    eng_type *t = map_of(ENG_TEXT, ENG_VARINT);
+    cql_term *lit = MAP(2, STR("b"), INT("123456789012345678901234567890"), STR("a"), INT("-5"));
+    for (long n = 0; n < 200; n++) {
+        eng_buf b = ENG_BUF_INIT;
+        eng_err_clear(&err);
+        eng_alloc_fail_after(n);
+        int rc = cql_term_value(lit, t, "m", NULL, &b, &state, &err);
+        eng_alloc_fail_after(-1);
+        ASSERT(rc == 0 || rc == ENG_E_NOMEM);
+        eng_buf_free(&b);
+        if (rc == 0)
+            break;
+    }
+    done();
+}
