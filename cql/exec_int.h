@@ -110,6 +110,32 @@ int cql_eval_term(cql_exec *x, const cql_term *term, const eng_type *type, const
 int cql_eval_val(cql_exec *x, const cql_term *term, const eng_type *type, const char *receiver,
                  eng_val *out);
 
+/* ---- functions (func.c) and casts (cast.c) ---- */
+
+/* A native scalar function resolved for one argument kind. */
+typedef struct cql_fn {
+    const char *name; /* lower-case name, without "system." */
+    int id;
+    int n_args;
+    int arg_kind;     /* the argument's type kind (0 if none) */
+    int ret_kind;     /* the result's type kind */
+} cql_fn;
+
+/*
+ * Finds a function by name (case-insensitive) for n_args arguments of kind
+ * arg_kind (0: not known; overloads then take their first form), with
+ * Cassandra's errors for an unknown function or a wrong argument.
+ */
+int cql_fn_find(const char *name, int n_args, int arg_kind, cql_fn *out, eng_err *err);
+/* Appends f(arg) (arg NULL for no argument); *state as in literal.h. */
+int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out, int *state);
+/* The scalar type descriptor of a kind (static), or NULL. */
+const eng_type *cql_scalar_type(int kind);
+/* 1 if CAST from one kind to another is defined (CastFcts). */
+int cql_cast_allowed(int from, int to);
+/* Appends v (non-null, non-empty, of type from) cast to kind `to`. */
+int cql_cast_value(const eng_type *from, eng_val v, int to, eng_buf *out, eng_err *err);
+
 /* ---- statements ---- */
 
 int cql_analyze_schema_stmt(cql_analysis *a);

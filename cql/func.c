@@ -19,13 +19,7 @@ enum fn_id {
     FN_MAX_TIMEUUID, FN_TO_TIMESTAMP, FN_TO_DATE, FN_TO_UNIX, FN_AS_BLOB, FN_BLOB_AS,
 };
 
-typedef struct fn_def {
-    const char *name;   /* lower case, without keyspace */
-    int id;
-    int n_args;
-    int arg_kind;       /* argument type (0: depends on the call) */
-    int ret_kind;       /* result type (0: depends on the call) */
-} fn_def;
+typedef cql_fn fn_def; /* in the table, arg_kind 0 means "overloaded: see overload_arg" */
 
 static const fn_def functions[] = {
     {"now", FN_NOW, 0, 0, ENG_TIMEUUID},
@@ -61,6 +55,8 @@ static const eng_type *scalar(int kind)
     return kind > 0 && kind < (int)ENG_ARRAY_LEN(scalar_types) ? &scalar_types[kind] : NULL;
 }
 
+const eng_type *cql_scalar_type(int kind) { return scalar(kind); }
+
 /* Blob conversions are named after a type: intAsBlob, blobAsInt, ... (type names of eng_kind). */
 static int conversion(const char *name, fn_def *out)
 {
@@ -82,16 +78,27 @@ static int conversion(const char *name, fn_def *out)
     return 0;
 }
 
+static int lookup_name(const char *name, fn_def *out)
+{
+    for (size_t i = 0; i < ENG_ARRAY_LEN(functions); i++)
+        if (!strcasecmp(functions[i].name, name)) {
+            *out = functions[i];
+            return 1;
+        }
+    char lower[64];
+    size_t n = strlen(name);
+    if (n >= sizeof lower)
+        return 0;
+    for (size_t i = 0; i <= n; i++)
+        lower[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+    return conversion(lower, out) ? (out->name = name, 1) : 0;
+}
+
 static int lookup(const cql_term *fn, fn_def *out)
 {
     if (fn->ks && strcmp(fn->ks, "system") != 0)
         return 0;
-    for (size_t i = 0; i < ENG_ARRAY_LEN(functions); i++)
-        if (!strcasecmp(functions[i].name, fn->name)) {
-            *out = functions[i];
-            return 1;
-        }
-    return conversion(fn->name, out);
+    return lookup_name(fn->name, out);
 }
 
 /* The argument type of an overloaded time function, from the argument as written. */
@@ -119,6 +126,68 @@ static int overload_arg(const fn_def *f, const cql_term *arg)
     default: /* toUnixTimestamp */
         return from == ENG_TIMESTAMP || from == ENG_DATE ? from : ENG_TIMEUUID;
     }
+}
+
+/* The argument kind an overloaded time function takes for an argument of kind `from`. */
+static int overload_for_kind(const fn_def *f, int from)
+{
+    if (f->arg_kind)
+        return f->arg_kind;
+    switch (f->id) {
+    case FN_TO_TIMESTAMP:
+        return from == ENG_DATE ? ENG_DATE : ENG_TIMEUUID;
+    case FN_TO_DATE:
+        return from == ENG_TIMESTAMP ? ENG_TIMESTAMP : ENG_TIMEUUID;
+    default:
+        return from == ENG_TIMESTAMP || from == ENG_DATE ? from : ENG_TIMEUUID;
+    }
+}
+
+int cql_fn_find(const char *name, int n_args, int arg_kind, cql_fn *out, eng_err *err)
+{
+    fn_def f;
+    if (!lookup_name(name, &f))
+        return eng_errorf(err, ENG_E_INVALID, "Unknown function '%s'", name);
+    if (n_args != f.n_args)
+        return eng_errorf(err, ENG_E_INVALID,
+                          "Invalid number of arguments in call to function system.%s: %d "
+                          "required but %d provided",
+                          f.name, f.n_args, n_args);
+    if (f.n_args) {
+        int want = overload_for_kind(&f, arg_kind);
+        int ok = !arg_kind || arg_kind == want ||
+                 (want == ENG_TEXT && arg_kind == ENG_ASCII) ||
+                 (want == ENG_TIMESTAMP && arg_kind == ENG_TIMESTAMP);
+        if (!ok) {
+            const char *have = eng_kind_name(arg_kind);
+            return eng_errorf(err, ENG_E_INVALID,
+                              "Type error: %s cannot be passed as argument 0 of function "
+                              "system.%s of type %s",
+                              have ? have : "value", f.name, eng_kind_name(want));
+        }
+        f.arg_kind = want;
+    }
+    *out = f;
+    return 0;
+}
+
+static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg, eng_buf *out,
+                 int *state);
+
+int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out, int *state)
+{
+    eng_buf a = ENG_BUF_INIT;
+    if (arg && arg->len > 0)
+        eng_buf_put(&a, arg->p, (size_t)arg->len);
+    if (f->n_args && (!arg || arg->len < 0)) {
+        *state = CQL_VALUE_NULL; /* functions of null are null */
+        eng_buf_free(&a);
+        return 0;
+    }
+    int rc = a.oom ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory")
+                   : apply(x, f, f->arg_kind, &a, out, state);
+    eng_buf_free(&a);
+    return rc;
 }
 
 int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);

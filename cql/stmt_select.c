@@ -12,20 +12,29 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec_int.h"
+#include "json.h"
 #include "literal.h"
 #include "token.h"
 
-enum sel_kind { SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG };
+enum sel_kind {
+    SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG, SEL_FN, SEL_CAST,
+    SEL_TOJSON,
+};
 enum agg_kind { AGG_COUNT = 1, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
 
-typedef struct selector {
+typedef struct selector selector;
+struct selector {
     int kind;
     int col;                /* SEL_COLUMN / WRITETIME / TTL / AGG argument */
     int agg;                /* enum agg_kind */
     const eng_type *type;   /* result type */
-} selector;
+    selector *arg;          /* SEL_FN / SEL_CAST: the argument (NULL for none) */
+    cql_fn fn;              /* SEL_FN */
+    int cast_to;            /* SEL_CAST: target kind */
+};
 
 /* A restriction checked on each row (regular / static columns, CONTAINS). */
 typedef struct row_filter {
@@ -61,6 +70,9 @@ typedef struct select_plan {
     int reversed;
     const cql_term *limit, *ppl;
     int distinct;
+    int json;               /* SELECT JSON: one [json] column built from the selectors */
+    const char **names;     /* selector names (for JSON) */
+    const eng_type **types;
 } select_plan;
 
 static const eng_type int_type = {.kind = ENG_INT};
@@ -118,11 +130,12 @@ static int analyze_function_selector(cql_analysis *a, const eng_table *t, const 
         const eng_column *c = &t->cols[s->col];
         if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING)
             return eng_errorf(a->err, ENG_E_INVALID,
-                              "Cannot use selection function %s on PRIMARY KEY part %s", f,
-                              c->name);
+                              "Cannot use selection function %s on PRIMARY KEY part %s",
+                              f[0] == 'w' ? "writeTime" : "ttl", c->name);
         if (eng_type_is_multicell(c->type))
             return eng_errorf(a->err, ENG_E_INVALID,
-                              "Cannot use selection function %s on collections", f);
+                              "Cannot use selection function %s on collections",
+                              f[0] == 'w' ? "writeTime" : "ttl");
         s->kind = f[0] == 'w' ? SEL_WRITETIME : SEL_TTL;
         s->type = f[0] == 'w' ? &bigint_type : &int_type;
         *name = name_of(a, f[0] == 'w' ? "writetime(%s)" : "ttl(%s)", c->name);
@@ -173,13 +186,119 @@ static int analyze_function_selector(cql_analysis *a, const eng_table *t, const 
     return eng_errorf(a->err, ENG_E_INVALID, "Unknown function '%s'", f);
 }
 
+static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name);
+
+/* A scalar function applied to a selector: system.name(arg). */
+static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *fn, selector *sel,
+                          const char **name)
+{
+    if (fn->n_items > 1)
+        return eng_errorf(a->err, ENG_E_INVALID, "Invalid number of arguments in call to function "
+                                                 "system.%s",
+                          fn->name);
+    const char *arg_name = "";
+    int arg_kind = 0;
+    if (fn->n_items) {
+        sel->arg = plan_alloc(a, sizeof *sel->arg);
+        if (!sel->arg)
+            return ENG_E_NOMEM;
+        int rc = analyze_expr(a, t, fn->items[0], sel->arg, &arg_name);
+        if (rc)
+            return rc;
+        arg_kind = sel->arg->type->kind;
+    }
+    int rc;
+    if (!strcasecmp(fn->name, "tojson")) {
+        if (!sel->arg)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "toJson() requires exactly 1 argument, but 0 were provided");
+        sel->kind = SEL_TOJSON;
+        sel->fn.name = "tojson";
+        sel->type = cql_scalar_type(ENG_TEXT);
+    } else if ((rc = cql_fn_find(fn->name, fn->n_items, arg_kind, &sel->fn, a->err))) {
+        return rc;
+    } else {
+        sel->kind = SEL_FN;
+        sel->type = cql_scalar_type(sel->fn.ret_kind);
+    }
+    char buf[600];
+    snprintf(buf, sizeof buf, "system.%s(%s)", sel->fn.name, arg_name);
+    for (char *c = buf; *c && c < buf + 7 + strlen(sel->fn.name); c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c + 32);
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+/* CAST(x AS type): a cast to the argument's own type is the argument itself (CastFcts). */
+static int analyze_cast(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name)
+{
+    const char *arg_name;
+    selector *arg = plan_alloc(a, sizeof *arg);
+    if (!arg)
+        return ENG_E_NOMEM;
+    int rc = analyze_expr(a, t, term->items[0], arg, &arg_name);
+    if (rc)
+        return rc;
+    const char *tn = term->type ? term->type->name : "";
+    int to = eng_kind_from_name(tn, strlen(tn));
+    int from = arg->type->kind;
+    if (to < 0 || !cql_cast_allowed(from, to))
+        return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be cast to %s",
+                          eng_kind_name(from) ? eng_kind_name(from) : "value", tn);
+    if (to == from) {
+        *sel = *arg;
+        *name = arg_name;
+        return 0;
+    }
+    sel->kind = SEL_CAST;
+    sel->arg = arg;
+    sel->cast_to = to;
+    sel->type = cql_scalar_type(to == ENG_ASCII ? ENG_TEXT : to);
+    if (to == ENG_ASCII)
+        sel->type = cql_scalar_type(ENG_ASCII);
+    char buf[600];
+    snprintf(buf, sizeof buf, "cast(%s as %s)", arg_name, eng_kind_name(to));
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name)
+{
+    int rc;
+    switch (term->kind) {
+    case CQL_T_COLUMN:
+        sel->kind = SEL_COLUMN;
+        if ((rc = cql_resolve_column(a, t, term->text, &sel->col)))
+            return rc;
+        sel->type = t->cols[sel->col].type;
+        *name = t->cols[sel->col].name;
+        return 0;
+    case CQL_T_FUNCTION: {
+        const char *f = term->name;
+        if (!strcmp(f, "writetime") || !strcmp(f, "ttl") || !strcmp(f, "token") || agg_of(f))
+            return analyze_function_selector(a, t, term, sel, name);
+        return analyze_scalar(a, t, term, sel, name);
+    }
+    case CQL_T_CAST:
+        return analyze_cast(a, t, term, sel, name);
+    default:
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
+    }
+}
+
 static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select *s)
 {
     const eng_table *t = sp->t;
     int n = s->star ? (int)t->n_cols : s->n_sels;
     sp->sels = plan_alloc(a, (size_t)n * sizeof *sp->sels);
+    sp->names = plan_alloc(a, (size_t)n * sizeof *sp->names);
+    sp->types = plan_alloc(a, (size_t)n * sizeof *sp->types);
     cql_column_spec *cols = plan_alloc(a, (size_t)n * sizeof *cols);
-    if (!sp->sels || !cols)
+    if (!sp->sels || !cols || !sp->names || !sp->types)
         return ENG_E_NOMEM;
     int aggregates = 0;
     for (int i = 0; i < n; i++) {
@@ -189,33 +308,31 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
         if (s->star) {
             sel->kind = SEL_COLUMN;
             sel->col = i;
+            sel->type = t->cols[i].type;
+            name = t->cols[i].name;
         } else {
-            const cql_term *term = s->sels[i].term;
-            if (term->kind == CQL_T_COLUMN) {
-                sel->kind = SEL_COLUMN;
-                rc = cql_resolve_column(a, t, term->text, &sel->col);
-            } else if (term->kind == CQL_T_FUNCTION) {
-                rc = analyze_function_selector(a, t, term, sel, &name);
-            } else {
-                rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
-            }
+            rc = analyze_expr(a, t, s->sels[i].term, sel, &name);
         }
         if (rc)
             return rc;
-        if (sel->kind == SEL_COLUMN) {
-            sel->type = t->cols[sel->col].type;
-            name = t->cols[sel->col].name;
-        }
         if (!s->star && s->sels[i].alias)
             name = s->sels[i].alias;
         aggregates += sel->kind == SEL_COUNT_ROWS || sel->kind == SEL_AGG;
         cols[i] = (cql_column_spec){t->ks, t->name, name, sel->type};
+        sp->names[i] = name;
+        sp->types[i] = sel->type;
     }
     sp->n_sels = n;
     sp->aggregate = aggregates > 0;
-    if (aggregates && s->distinct)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    if (s->json) {
+        static const eng_type text = {.kind = ENG_TEXT};
+        cols = plan_alloc(a, sizeof *cols);
+        if (!cols)
+            return ENG_E_NOMEM;
+        cols[0] = (cql_column_spec){t->ks, t->name, "[json]", &text};
+        n = 1;
+        sp->json = 1;
+    }
     a->plan->cols = cols;
     a->plan->n_cols = (uint32_t)n;
     return 0;
@@ -520,8 +637,6 @@ int cql_analyze_select(cql_analysis *a)
     int rc = cql_resolve_table(a, &s->table, &t);
     if (rc)
         return rc;
-    if (s->json)
-        return eng_errorf(a->err, ENG_E_INVALID, "SELECT JSON is not supported yet");
     if (s->n_group_by)
         return eng_errorf(a->err, ENG_E_INVALID, "GROUP BY is not supported yet");
     select_plan *sp = plan_alloc(a, sizeof *sp);
@@ -732,10 +847,54 @@ static int selected_value(select_run *r, const eng_row_view *v, const selector *
         *out = (eng_val){scratch, 8};
         return 0;
     }
+    case SEL_FN:
+    case SEL_CAST:
+    case SEL_TOJSON: {
+        eng_val arg = {NULL, ENG_NULL};
+        uint8_t inner[8];
+        if (s->arg && (rc = selected_value(r, v, s->arg, &arg, inner)))
+            return rc;
+        eng_buf b = ENG_BUF_INIT;
+        int state = CQL_VALUE;
+        if (s->kind == SEL_FN) {
+            rc = cql_fn_apply(r->x, &s->fn, s->arg ? &arg : NULL, &b, &state);
+        } else if (s->kind == SEL_TOJSON) {
+            rc = cql_json_to_json(s->arg->type, arg, &b, r->x->err);
+        } else if (arg.len <= 0) {
+            state = CQL_VALUE_NULL; /* casts of null and empty values are null */
+        } else {
+            rc = cql_cast_value(s->arg->type, arg, s->cast_to, &b, r->x->err);
+        }
+        if (!rc && b.oom)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        *out = (eng_val){NULL, ENG_NULL};
+        if (!rc && state == CQL_VALUE) {
+            out->p = eng_arena_memdup(v->arena, b.p ? b.p : (const uint8_t *)"", b.len);
+            out->len = (int32_t)b.len;
+            if (!out->p)
+                rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        }
+        eng_buf_free(&b);
+        return rc;
+    }
     default:
         *out = (eng_val){NULL, ENG_NULL};
         return 0;
     }
+}
+
+/* SELECT JSON: the row's values as one [json] text value. */
+static int json_row(select_run *r, const eng_val *vals)
+{
+    const select_plan *sp = r->sp;
+    eng_buf b = ENG_BUF_INIT;
+    int rc = cql_json_row(sp->names, sp->types, vals, sp->n_sels, &b, r->x->err);
+    eng_val one = {b.p, (int32_t)b.len};
+    if (!rc)
+        rc = cql_result_add_row(r->x->result, &one) ? eng_errorf(r->x->err, ENG_E_NOMEM, "oom")
+                                                     : 0;
+    eng_buf_free(&b);
+    return rc;
 }
 
 static int select_row(void *ctx, const eng_row_view *v)
@@ -758,6 +917,10 @@ static int select_row(void *ctx, const eng_row_view *v)
         int rc = selected_value(r, v, &sp->sels[i], &vals[i], scratch[i]);
         if (rc)
             return -rc;
+    }
+    if (sp->json) {
+        int rc = json_row(r, vals);
+        return rc ? -rc : 0;
     }
     return cql_result_add_row(r->x->result, vals) ? -ENG_E_NOMEM : 0;
 }
@@ -815,6 +978,8 @@ static int agg_result(select_run *r)
             vals[i] = (eng_val){st->best.p ? st->best.p : scratch[i], (int32_t)st->best.len};
         }
     }
+    if (sp->json)
+        return json_row(r, vals);
     return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
 }
 
