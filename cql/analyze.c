@@ -9,6 +9,7 @@
 
 #include "exec_int.h"
 #include "literal.h"
+#include "systables.h"
 
 int cql_resolve_keyspace(cql_analysis *a, const char *ks, const char **out)
 {
@@ -27,6 +28,13 @@ int cql_resolve_table(cql_analysis *a, const cql_qname *name, const eng_table **
     int rc = cql_resolve_keyspace(a, name->ks, &ks);
     if (rc)
         return rc;
+    if (cql_systable_keyspace(ks)) {
+        const eng_table *st = cql_systable(ks, name->name);
+        if (!st)
+            return eng_errorf(a->err, ENG_E_INVALID, "table %s does not exist", name->name);
+        *out = st;
+        return 0;
+    }
     if (!eng_schema_keyspace(a->schema, ks))
         return eng_errorf(a->err, ENG_E_INVALID, "keyspace %s does not exist", ks);
     const eng_table *t = eng_schema_table(a->schema, ks, name->name);
@@ -66,12 +74,45 @@ static int arg_count(cql_analysis *a, const cql_typeref *ref, int want)
     return 0;
 }
 
+/* The type as written, for messages: set<list<int>>. */
+static void put_typeref(const cql_typeref *ref, eng_buf *out)
+{
+    if (ref->ks)
+        eng_buf_printf(out, "%s.", ref->ks);
+    eng_buf_put_str(out, ref->name);
+    if (!ref->n_args)
+        return;
+    eng_buf_put_u8(out, '<');
+    for (int i = 0; i < ref->n_args; i++) {
+        if (i)
+            eng_buf_put_str(out, ", ");
+        put_typeref(ref->args[i], out);
+    }
+    eng_buf_put_u8(out, '>');
+}
+
+static int is_plain_collection(const cql_typeref *ref)
+{
+    return !ref->ks && (!strcmp(ref->name, "list") || !strcmp(ref->name, "set") ||
+                        !strcmp(ref->name, "map"));
+}
+
 static int resolve_collection(cql_analysis *a, const cql_typeref *ref, const char *ks, int frozen,
                               int kind, eng_type **out)
 {
     int rc = arg_count(a, ref, kind == ENG_MAP ? 2 : 1);
     if (rc)
         return rc;
+    for (int i = 0; i < ref->n_args; i++)
+        if (is_plain_collection(ref->args[i])) {
+            eng_buf b = ENG_BUF_INIT;
+            put_typeref(ref, &b);
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "Non-frozen collections are not allowed inside collections: %s",
+                            eng_buf_cstr(&b) ? (char *)b.p : ref->name);
+            eng_buf_free(&b);
+            return rc;
+        }
     eng_type *k = NULL, *v = NULL;
     /* Anything inside a collection must be frozen (Cassandra refuses it otherwise). */
     rc = resolve(a, ref->args[0], ks, 0, 1, &k);
@@ -139,15 +180,6 @@ static int resolve(cql_analysis *a, const cql_typeref *ref, const char *ks, int 
         return rc ? rc : resolve(a, ref->args[0], ks, 1, in_collection, out);
     }
     if (!ref->ks && (!strcmp(n, "list") || !strcmp(n, "set") || !strcmp(n, "map"))) {
-        if (in_collection && !frozen) {
-            eng_buf b = ENG_BUF_INIT;
-            eng_buf_put_str(&b, n);
-            int rc = eng_errorf(a->err, ENG_E_INVALID,
-                                "Non-frozen collections are not allowed inside collections: %s",
-                                eng_buf_cstr(&b) ? (char *)b.p : n);
-            eng_buf_free(&b);
-            return rc;
-        }
         int kind = n[0] == 'l' ? ENG_LIST : n[0] == 's' ? ENG_SET : ENG_MAP;
         return resolve_collection(a, ref, ks, frozen, kind, out);
     }

@@ -5,6 +5,7 @@
  * result is Cassandra's: SET_KEYSPACE for USE, SCHEMA_CHANGE when
  * something changed, VOID when IF [NOT] EXISTS made it a no-op.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "exec_int.h"
@@ -250,13 +251,28 @@ static int clustering_order(cql_exec *x, const cql_create_table *c, const char *
 {
     for (int i = 0; i < c->n_clustering_order; i++) {
         const cql_order *o = &c->clustering_order[i];
-        if (!in_list(ck, n_ck, o->col))
+        int pos = -1;
+        for (int j = 0; j < n_ck; j++)
+            if (!strcmp(ck[j], o->col))
+                pos = j;
+        if (pos < 0)
             return eng_errorf(x->err, ENG_E_INVALID,
                               "Only clustering columns can be defined in CLUSTERING ORDER "
                               "directive");
-        if (i >= n_ck || strcmp(ck[i], o->col) != 0)
-            return eng_errorf(x->err, ENG_E_INVALID, "Missing CLUSTERING ORDER for column %s",
-                              ck[i < n_ck ? i : n_ck - 1]);
+        if (pos != i) {
+            /* the column that should come first in the directive */
+            const char *first = ck[i < pos ? i : pos];
+            int listed = 0;
+            for (int j = 0; j < c->n_clustering_order; j++)
+                listed |= !strcmp(c->clustering_order[j].col, first);
+            if (!listed)
+                return eng_errorf(x->err, ENG_E_INVALID, "Missing CLUSTERING ORDER for column %s",
+                                  first);
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "The order of columns in the CLUSTERING ORDER directive must match "
+                              "that of the clustering columns (%s must appear before %s)",
+                              first, o->col);
+        }
         desc[i] = o->desc;
     }
     if (c->n_clustering_order && c->n_clustering_order < n_ck)
@@ -277,14 +293,23 @@ static int exec_create_table(cql_exec *x)
     if (c->compact_storage)
         return eng_errorf(x->err, ENG_E_INVALID,
                           "COMPACT STORAGE tables are not allowed starting with version 4.0");
+    /* Cassandra names the table as the statement wrote it: ks.t or t. */
+    char shown[600];
+    snprintf(shown, sizeof shown, "%s%s%s", c->table.ks ? c->table.ks : "",
+             c->table.ks ? "." : "", c->table.name);
+    for (int i = 0; i < c->n_cols; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(c->cols[i].name, c->cols[j].name))
+                return eng_errorf(x->err, ENG_E_INVALID,
+                                  "Duplicate column '%s' declaration for table '%s'",
+                                  c->cols[i].name, shown);
     if (c->n_primary_key_clauses == 0)
         return eng_errorf(x->err, ENG_E_INVALID,
-                          "No PRIMARY KEY specifed for table '%s' (exactly one required)",
-                          c->table.name);
+                          "No PRIMARY KEY specifed for table '%s' (exactly one required)", shown);
     if (c->n_primary_key_clauses > 1)
         return eng_errorf(x->err, ENG_E_INVALID,
                           "Multiple PRIMARY KEY specified for table '%s' (exactly one required)",
-                          c->table.name);
+                          shown);
     const char **pk = c->pk, **ck = c->ck;
     int n_pk = c->n_pk, n_ck = c->n_ck;
     const char *inline_pk[1];

@@ -17,6 +17,7 @@
 #include "exec_int.h"
 #include "json.h"
 #include "literal.h"
+#include "systables.h"
 #include "token.h"
 
 enum sel_kind {
@@ -388,10 +389,16 @@ static int token_relation(cql_analysis *a, select_plan *sp, const cql_relation *
         if (col >= t->n_pk)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "The token() function must contains only partition key components");
-        if (col != i)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "The token function arguments must be in the partition key order: %s",
-                              t->cols[i].name);
+        if (col != i) {
+            eng_buf b = ENG_BUF_INIT;
+            for (int j = 0; j < t->n_pk; j++)
+                eng_buf_printf(&b, "%s%s", j ? ", " : "", t->cols[j].name);
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "The token function arguments must be in the partition key order: %s",
+                            eng_buf_cstr(&b) ? (char *)b.p : "");
+            eng_buf_free(&b);
+            return rc;
+        }
     }
     const cql_term *v = r->values[0];
     switch (r->op) {
@@ -412,6 +419,21 @@ static int token_relation(cql_analysis *a, select_plan *sp, const cql_relation *
     default:
         return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be used with the token function",
                           r->op == CQL_OP_IN ? "IN" : "CONTAINS");
+    }
+    if (v->kind == CQL_T_FUNCTION && !strcasecmp(v->name, "token")) {
+        /* token(literal, ...) on the right: the token of those key values */
+        if (v->n_items != t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Invalid number of arguments in call to function system.token: %d "
+                              "required but %d provided",
+                              t->n_pk, v->n_items);
+        for (int i = 0; i < v->n_items; i++) {
+            int rc = cql_bind_term(a, v->items[i], t->cols[i].type, t->ks, t->name,
+                                   t->cols[i].name);
+            if (rc)
+                return rc;
+        }
+        return 0;
     }
     return cql_bind_term(a, v, &bigint_type, t->ks, t->name, "partition key token");
 }
@@ -1176,6 +1198,25 @@ static int build_keys(cql_exec *x, const select_plan *sp, eng_query *q)
 
 static int eval_token(cql_exec *x, const cql_term *t, int64_t *out)
 {
+    const eng_table *table = ((const select_plan *)x->plan->detail)->t;
+    if (t->kind == CQL_T_FUNCTION && !strcasecmp(t->name, "token")) {
+        eng_val parts[64];
+        for (int i = 0; i < t->n_items && i < 64; i++) {
+            int rc = cql_eval_val(x, t->items[i], table->cols[i].type, table->cols[i].name,
+                                  &parts[i]);
+            if (rc)
+                return rc;
+            if (parts[i].len < 0)
+                return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                                  table->cols[i].name);
+        }
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, parts, t->n_items);
+        *out = eng_token(key.p, key.len);
+        int bad = key.oom;
+        eng_buf_free(&key);
+        return bad ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory") : 0;
+    }
     eng_val v;
     int rc = cql_eval_val(x, t, &bigint_type, "partition key token", &v);
     if (rc)
@@ -1213,6 +1254,128 @@ static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
     if (q->token_lo > q->token_hi ||
         (q->token_lo == q->token_hi && (!q->token_lo_incl || !q->token_hi_incl)))
         return 1; /* empty range, no wrap-around (CASSANDRA-5573) */
+    return 0;
+}
+
+/* ---- system tables: rows built from the catalog, restricted here ---- */
+
+typedef struct sys_scan {
+    cql_exec *x;
+    const eng_query *q;
+    select_run *run;
+    uint32_t limit;
+    uint32_t returned;
+    const eng_val *last_pk; /* DISTINCT and PER PARTITION LIMIT */
+    uint32_t in_partition;
+    eng_buf pk_seen;
+} sys_scan;
+
+static int vals_equal(const eng_table *t, int from, int n, const eng_val *a, const eng_val *b)
+{
+    for (int i = 0; i < n; i++) {
+        const eng_type *ty = t->cols[from + i].type;
+        if (a[i].len < 0 || b[i].len < 0 ||
+            eng_type_compare(ty, a[i].p, (size_t)a[i].len, b[i].p, (size_t)b[i].len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Clustering order comparison of a row's values with a bound prefix. */
+static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
+{
+    for (uint16_t i = 0; i < b->n; i++) {
+        const eng_column *c = &t->cols[t->n_pk + i];
+        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
+                                 (size_t)b->vals[i].len);
+        if (r)
+            return c->desc ? -r : r;
+    }
+    return 0;
+}
+
+static int in_slice(const eng_table *t, const eng_val *ck, const eng_slice *s)
+{
+    int lo = ck_cmp(t, ck, &s->start), hi = ck_cmp(t, ck, &s->end);
+    return (lo > 0 || (lo == 0 && (s->start.inclusive || s->start.n == 0))) &&
+           (hi < 0 || (hi == 0 && (s->end.inclusive || s->end.n == 0)));
+}
+
+static int sys_row(void *ctx, const eng_row_view *v)
+{
+    sys_scan *s = ctx;
+    const eng_query *q = s->q;
+    const eng_table *t = q->table;
+    if (q->n_keys) {
+        int found = 0;
+        for (uint32_t i = 0; i < q->n_keys && !found; i++)
+            found = vals_equal(t, 0, t->n_pk, v->pk, q->keys[i]);
+        if (!found)
+            return 0;
+    }
+    const eng_val *ck;
+    eng_err *err = s->x->err;
+    if (eng_view_clustering(v, &ck, err))
+        return -err->code;
+    if (q->n_slices) {
+        int inside = 0;
+        for (uint32_t i = 0; i < q->n_slices && !inside; i++)
+            inside = in_slice(t, ck, &q->slices[i]);
+        if (!inside)
+            return 0;
+    }
+    int same = s->last_pk && vals_equal(t, 0, t->n_pk, v->pk, s->last_pk);
+    if (!same) {
+        eng_buf_reset(&s->pk_seen);
+        for (int i = 0; i < t->n_pk; i++)
+            eng_buf_put_bytes(&s->pk_seen, v->pk[i].p, v->pk[i].len);
+        s->in_partition = 0;
+    }
+    if ((q->distinct && same) || (q->per_partition_limit && s->in_partition >= q->per_partition_limit))
+        return 0;
+    s->last_pk = v->pk; /* stable: the scan keeps every row alive until it ends */
+    uint32_t before = s->run->x->result->n_rows;
+    int rc = select_row(s->run, v);
+    if (rc)
+        return rc;
+    if (s->run->x->result->n_rows > before || s->run->sp->aggregate)
+        s->in_partition++, s->returned++;
+    return s->limit && s->returned >= s->limit ? 1 : 0;
+}
+
+static int scan_systable(cql_exec *x, const eng_query *q, select_run *run, uint32_t limit)
+{
+    sys_scan s = {x, q, run, limit, 0, NULL, 0, ENG_BUF_INIT};
+    int rc = cql_systable_scan(q->table, x->plan->schema, x->session->db, sys_row, &s, x->err);
+    eng_buf_free(&s.pk_seen);
+    return rc;
+}
+
+/* token() restrictions next to = / IN on the key keep the keys inside the range (TokenFilter). */
+static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q, int *empty)
+{
+    eng_query range = *q;
+    int rc = build_token_range(x, sp, &range);
+    if (rc == 1) {
+        *empty = 1;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    uint32_t kept = 0;
+    const eng_val **keys = (const eng_val **)q->keys;
+    for (uint32_t i = 0; i < q->n_keys; i++) {
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, keys[i], sp->t->n_pk);
+        int64_t tok = eng_token(key.p, key.len);
+        eng_buf_free(&key);
+        int lo_ok = range.token_lo_incl ? tok >= range.token_lo : tok > range.token_lo;
+        int hi_ok = range.token_hi_incl ? tok <= range.token_hi : tok < range.token_hi;
+        if (lo_ok && hi_ok)
+            keys[kept++] = keys[i];
+    }
+    q->n_keys = kept;
+    *empty = kept == 0;
     return 0;
 }
 
@@ -1262,6 +1425,8 @@ int cql_exec_select(cql_exec *x)
         empty = rc == 1;
         rc = rc == 1 ? 0 : rc;
     }
+    if (!rc && sp->has_pk && (sp->tok_lo || sp->tok_hi))
+        rc = filter_keys_by_token(x, sp, &q, &empty);
     if (!rc)
         rc = build_slices(x, sp, &q);
     if (rc)
@@ -1301,7 +1466,9 @@ int cql_exec_select(cql_exec *x)
         q.limit = 0;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
-    if (!empty)
+    if (!empty && cql_systable_keyspace(t->ks))
+        rc = scan_systable(x, &q, &run, limit);
+    else if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
     if (!rc && sp->aggregate)
         rc = agg_result(&run);
