@@ -48,10 +48,22 @@
  *    twin), and "<STATEMENT> statements are not supported" for CREATE INDEX,
  *    GRANT, DESCRIBE and the other statements outside ast.h.
  *
- * Tree conventions beyond ast.h: arithmetic in terms and selectors becomes
- * calls of Cassandra's operator functions (CQL_T_FUNCTION, ks "system",
- * names _add, _substract, _multiply, _divide, _modulo, _negate); a minus
- * sign written apart from a number or duration literal is folded into it.
+ * Tree conventions beyond ast.h:
+ *  - Arithmetic in terms and selectors becomes calls of Cassandra's operator
+ *    functions (CQL_T_FUNCTION, ks "system", names _add, _substract,
+ *    _multiply, _divide, _modulo, _negate); a minus sign written apart from
+ *    a number or duration literal is folded into the literal. Chains longer
+ *    than MAX_DEPTH operators are refused like deep nesting.
+ *  - IS NOT NULL has one value, a CQL_T_NULL term.
+ *  - In selectors, {k: v} is a CQL_T_UDT when every key is a bare name (the
+ *    analyzer decides, as Cassandra does), else a CQL_T_MAP; (x) is x.
+ *  - A custom type 'class' has name == custom == the class.
+ *  - ALTER TYPE ... RENAME: fields[] holds from0, to0, from1, ... and
+ *    n_fields counts them all; types[] is empty.
+ *  - A BATCH member's n_binds counts its own markers; bind_index is global.
+ *  - ALTER TABLE ... DROP ... USING TIMESTAMP n parses; the timestamp is
+ *    dropped (ast.h has no field for it).
+ *  - Element and slice selections (SELECT m['k']) have no node: ENG_E_INVALID.
  */
 #include "parse.h"
 
@@ -63,6 +75,9 @@
 
 /* Deeper nesting is refused: the parser recurses, and so do its consumers. */
 enum { MAX_DEPTH = 100 };
+
+/* Longer texts are refused, so token offsets fit 32 bits (a protocol frame is 256 MB at most). */
+#define MAX_TEXT ((size_t)1 << 30)
 
 /* ---- keywords (Lexer.g) and the classes Parser.g gives them ---- */
 
@@ -222,16 +237,18 @@ enum tok_kind {
 #define P2(a, b) ((a) << 8 | (b))
 
 typedef struct tok {
-    int kind;         /* enum tok_kind */
-    int kw;           /* TK_IDENT: enum kw */
-    int punct;        /* TK_PUNCT: the character or P2() */
-    size_t off, len;  /* source bytes */
+    uint8_t kind;      /* enum tok_kind */
+    uint8_t kw;        /* TK_IDENT: enum kw */
+    uint16_t punct;    /* TK_PUNCT: the character or P2() */
+    int32_t line;      /* 1-based; 0 for EOF, as Cassandra's EOF token */
+    int32_t col;       /* 0-based, UTF-16 units; -1 for EOF */
+    uint32_t off, len; /* source bytes (texts are at most MAX_TEXT bytes) */
+    uint32_t line_off; /* byte offset of the token's line */
+    uint32_t text_len;
     const char *text; /* TK_STRING, TK_QNAME: decoded content (arena, NUL-terminated) */
-    size_t text_len;
-    int line;        /* 1-based; 0 for EOF, as Cassandra's EOF token */
-    int col;         /* 0-based, UTF-16 units; -1 for EOF */
-    size_t line_off; /* byte offset of the token's line */
 } tok;
+
+_Static_assert(N_KW <= UINT8_MAX, "keyword ids fit tok.kw");
 
 static int is_digit(int c)
 {
@@ -306,12 +323,12 @@ static tok *emit(lexer *lx, int kind, size_t len)
     }
     tok *t = &lx->toks[lx->n_toks++];
     memset(t, 0, sizeof *t);
-    t->kind = kind;
-    t->off = lx->i;
-    t->len = len;
+    t->kind = (uint8_t)kind;
+    t->off = (uint32_t)lx->i;
+    t->len = (uint32_t)len;
     t->line = lx->line;
     t->col = lx->col;
-    t->line_off = lx->line_off;
+    t->line_off = (uint32_t)lx->line_off;
     lx_advance(lx, len);
     return t;
 }
@@ -400,7 +417,7 @@ static void lex_quoted(lexer *lx, char q, int kind)
     tok *t = text ? emit(lx, kind, j + 1 - i) : NULL;
     if (t) {
         t->text = text;
-        t->text_len = tlen;
+        t->text_len = (uint32_t)tlen;
     }
 }
 
@@ -426,7 +443,7 @@ static void lex_pg_string(lexer *lx)
     if (t) {
         d[j - i - 2] = 0;
         t->text = d;
-        t->text_len = j - i - 2;
+        t->text_len = (uint32_t)(j - i - 2);
     }
 }
 
@@ -653,7 +670,7 @@ static void lex_word(lexer *lx)
         int kw = keyword_of(lx->s + i, w);
         tok *t = emit(lx, TK_IDENT, w);
         if (t)
-            t->kw = kw;
+            t->kw = (uint8_t)kw;
     }
 }
 
@@ -706,7 +723,7 @@ static void lex_punct(lexer *lx)
     }
     tok *t = emit(lx, c == '?' ? TK_QMARK : TK_PUNCT, len);
     if (t)
-        t->punct = code;
+        t->punct = (uint16_t)code;
 }
 
 static void lex_one(lexer *lx)
@@ -1379,18 +1396,19 @@ static cql_typeref *new_typeref(parser *p, const tok *at, const char *name)
 static cql_typeref *parse_type(parser *p);
 static cql_typeref *parse_type_ex(parser *p, int *native);
 
-/* Type arguments up to '>': exactly `n` of them, or at least one if n is 0 (tuple). */
+/* '<' type, ... '>': exactly `n` types, or one or more if n is 0 (tuple<...>). */
 static int parse_type_args(parser *p, cql_typeref *t, int n)
 {
     vec args = {0};
     TRY(expect_p(p, '<'));
-    do {
+    for (int i = 1;; i++) {
         cql_typeref *a = parse_type(p);
         if (!a || push_ptr(p, &args, a) < 0)
             return -1;
-        if (args.n == n)
+        if (n ? i == n : !is_p(lt(p, 1), ','))
             break;
-    } while (accept_p(p, ','));
+        TRY(expect_p(p, ','));
+    }
     TRY(expect_p(p, '>'));
     t->args = (cql_typeref **)args.a;
     t->n_args = args.n;
@@ -1753,14 +1771,9 @@ static cql_term *parse_collection(parser *p)
     return r;
 }
 
-static const char *func_name(parser *p, const tok *t)
-{
-    return name_text(p, t);
-}
-
 /*
- * functionName '(' ... ')' up to the '(' : (ks '.')? name. ANTLR decides on
- * the tokens up to '(' and reports the first that does not fit.
+ * functionName: (ks '.')? name, with the '(' that must follow checked too:
+ * ANTLR decides on those tokens and reports the first that does not fit.
  */
 static int parse_function_name(parser *p, const char **ks, const char **name)
 {
@@ -1782,7 +1795,7 @@ static int parse_function_name(parser *p, const char **ks, const char **name)
         fail_noviable(p, is_name(lt(p, 1), NC_FUNC) ? 2 : 1);
         return -1;
     }
-    if (!(*name = func_name(p, lt(p, 1))))
+    if (!(*name = name_text(p, lt(p, 1))))
         return -1;
     advance(p);
     return 0;
@@ -3557,6 +3570,9 @@ int cql_parse(const char *text, size_t len, eng_arena *arena, cql_stmt **out, en
         *out = NULL;
     if (!text)
         len = 0;
+    if (len > MAX_TEXT)
+        return eng_errorf(err, ENG_E_INVALID, "CQL text of %zu bytes exceeds the limit of %zu", len,
+                          MAX_TEXT);
     lexer lx;
     memset(&lx, 0, sizeof lx);
     lx.s = text ? text : "";

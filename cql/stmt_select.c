@@ -44,6 +44,9 @@ typedef struct row_filter {
     const cql_term *value;
     const cql_term *key;    /* map element restriction m[k] = v */
     const eng_type *type;   /* type of value */
+    cql_term **in_vals;     /* op IN: the list (or one marker for IN ?) */
+    int n_in;
+    int in_marker;
 } row_filter;
 
 typedef struct col_rel {
@@ -68,6 +71,15 @@ typedef struct select_plan {
     int tok_lo_incl, tok_hi_incl;
     row_filter *filters;
     int n_filters;
+    /* (c1, c2, ...) relations on clustering columns starting at multi_first */
+    int multi_first, multi_n;
+    cql_term **multi_eq;    /* = (tuple) or IN ((tuple), ...): prefixes */
+    int n_multi_eq;
+    int multi_in_marker;
+    const cql_term *multi_lo, *multi_hi;
+    int multi_lo_n, multi_hi_n;
+    int multi_lo_incl, multi_hi_incl;
+    int multi_mixed;        /* the columns' directions differ: rows are checked one by one */
     int reversed;
     const cql_term *limit, *ppl;
     int distinct;
@@ -167,7 +179,8 @@ static int analyze_function_selector(cql_analysis *a, const eng_table *t, const 
         return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
     }
     int agg = agg_of(f);
-    if (agg == AGG_COUNT && fn->n_items == 1 && fn->items[0]->kind == CQL_T_STAR) {
+    if (agg == AGG_COUNT && fn->n_items == 1 &&
+        (fn->items[0]->kind == CQL_T_STAR || fn->items[0]->kind == CQL_T_INTEGER)) {
         s->kind = SEL_COUNT_ROWS;
         s->type = &bigint_type;
         *name = "count";
@@ -444,11 +457,16 @@ static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r,
     const eng_column *c = &t->cols[col];
     col_rel *k = &sp->rels[col];
     if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
+        if (k->given == 2)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Column \"%s\" cannot be restricted by both an equality and an "
+                              "inequality relation",
+                              c->name);
         if (k->given)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "%s cannot be restricted by more than one relation if it includes "
-                              "an %s",
-                              c->name, r->op == CQL_OP_EQ ? "Equal" : "IN");
+                              "%s",
+                              c->name, k->n == 1 && !k->in_marker ? "an Equal" : "a IN");
         k->given = 1;
         k->vals = r->values;
         k->n = r->n_values;
@@ -464,8 +482,13 @@ static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r,
                           "Column \"%s\" cannot be restricted by both an equality and an "
                           "inequality relation",
                           c->name);
+    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
+    if ((lower && k->lo) || (!lower && k->hi))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "More than one restriction was found for the %s bound on %s",
+                          lower ? "start" : "end", c->name);
     k->given = 2;
-    if (r->op == CQL_OP_GT || r->op == CQL_OP_GE) {
+    if (lower) {
         k->lo = r->values[0];
         k->lo_incl = r->op == CQL_OP_GE;
     } else {
@@ -473,6 +496,139 @@ static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r,
         k->hi_incl = r->op == CQL_OP_LE;
     }
     return bind_values(a, t, c, r);
+}
+
+/* The tuple type of columns [first, first + n), owned by the plan. */
+static const eng_type *tuple_of(cql_analysis *a, const eng_table *t, int first, int n)
+{
+    eng_type *comps[64];
+    for (int i = 0; i < n && i < 64; i++)
+        comps[i] = eng_type_dup(t->cols[first + i].type);
+    return cql_plan_keep_type(a->plan, eng_type_new_tuple(comps, n));
+}
+
+static int bind_tuple(cql_analysis *a, const eng_table *t, int first, int n, const cql_term *v,
+                      const eng_type *tt, const char *name)
+{
+    if (v->kind == CQL_T_TUPLE) {
+        if (v->n_items != n)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Expected %d elements in value tuple, but got %d", n, v->n_items);
+        for (int i = 0; i < n; i++) {
+            int rc = cql_bind_term(a, v->items[i], t->cols[first + i].type, t->ks, t->name,
+                                   t->cols[first + i].name);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    if (v->kind == CQL_T_BIND) {
+        cql_bind_marker(a, v, tt, t->ks, t->name, name);
+        return 0;
+    }
+    return eng_errorf(a->err, ENG_E_INVALID, "Invalid value for a multi-column relation");
+}
+
+/* (c1, c2) = / IN / < ... on clustering columns in their order (MultiColumnRelation). */
+static int multi_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
+{
+    const eng_table *t = sp->t;
+    int first = -1;
+    char name[600] = "(";
+    for (int i = 0; i < r->n_cols; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, r->cols[i], &col);
+        if (rc)
+            return rc;
+        if (t->cols[col].kind != ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Multi-column relations can only be applied to clustering columns "
+                              "but was applied to: %s",
+                              t->cols[col].name);
+        if (i == 0)
+            first = col;
+        else if (col != first + i)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Clustering columns must appear in the PRIMARY KEY order in "
+                              "multi-column relations: %s",
+                              t->cols[col].name);
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%s%s", i ? "," : "",
+                 t->cols[col].name);
+    }
+    strncat(name, ")", sizeof name - strlen(name) - 1);
+    int n = r->n_cols;
+    if (sp->multi_n && (sp->multi_first != first || sp->multi_n != n))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Mixing multi-column relations on different column sets is not "
+                          "supported");
+    sp->multi_first = first;
+    sp->multi_n = n;
+    const eng_type *tt = tuple_of(a, t, first, n);
+    if (!tt)
+        return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    int rc = 0;
+    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
+        if (sp->multi_eq || sp->multi_lo || sp->multi_hi)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "%s cannot be restricted by more than one relation if it includes "
+                              "an Equal",
+                              t->cols[first].name);
+        sp->multi_eq = r->values;
+        sp->n_multi_eq = r->n_values;
+        sp->multi_in_marker = r->in_marker;
+        if (r->in_marker) {
+            eng_type *lt = eng_type_new_list(eng_type_dup(tt), 1);
+            const eng_type *kept = cql_plan_keep_type(a->plan, lt);
+            if (!kept)
+                return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+            cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
+            return 0;
+        }
+        for (int i = 0; i < r->n_values && !rc; i++)
+            rc = bind_tuple(a, t, first, n, r->values[i], tt, name);
+        for (int i = 0; i < n; i++)
+            sp->rels[first + i].given = 1;
+        return rc;
+    }
+    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
+    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
+    if (lower) {
+        sp->multi_lo = r->values[0];
+        sp->multi_lo_n = n;
+        sp->multi_lo_incl = r->op == CQL_OP_GE;
+    } else {
+        sp->multi_hi = r->values[0];
+        sp->multi_hi_n = n;
+        sp->multi_hi_incl = r->op == CQL_OP_LE;
+    }
+    sp->rels[first].given = 2;
+    for (int i = 1; i < n; i++)
+        if (t->cols[first + i].desc != t->cols[first].desc)
+            sp->multi_mixed = 1;
+    return bind_tuple(a, t, first, n, r->values[0], tt, name);
+}
+
+/* A key restriction the read cannot use becomes a check on each row (ALLOW FILTERING). */
+static int key_to_filters(cql_analysis *a, select_plan *sp, int col)
+{
+    col_rel *k = &sp->rels[col];
+    const eng_type *ty = sp->t->cols[col].type;
+    int rc = 0;
+    if (k->given == 1) {
+        row_filter f = {col, k->n == 1 && !k->in_marker ? CQL_OP_EQ : CQL_OP_IN,
+                        k->n ? k->vals[0] : NULL, NULL, ty, k->vals, k->n, k->in_marker};
+        rc = add_filter(a, sp, f);
+    } else {
+        if (k->lo)
+            rc = add_filter(a, sp, (row_filter){col, k->lo_incl ? CQL_OP_GE : CQL_OP_GT, k->lo,
+                                                NULL, ty, NULL, 0, 0});
+        if (!rc && k->hi)
+            rc = add_filter(a, sp, (row_filter){col, k->hi_incl ? CQL_OP_LE : CQL_OP_LT, k->hi,
+                                                NULL, ty, NULL, 0, 0});
+    }
+    memset(k, 0, sizeof *k);
+    return rc;
 }
 
 static const char *FILTERING_MSG =
@@ -492,9 +648,22 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
                 return rc;
             continue;
         }
+        if (r->kind == CQL_REL_MULTI) {
+            if ((rc = multi_relation(a, sp, r)))
+                return rc;
+            continue;
+        }
         if (r->kind != CQL_REL_COLUMN)
             return eng_errorf(a->err, ENG_E_INVALID,
-                              "Multi-column and element relations are not supported here");
+                              "Element relations are not supported in WHERE clauses here");
+        if (r->op == CQL_OP_NE) {
+            eng_buf b = ENG_BUF_INIT;
+            cql_term_text(r->values[0], &b);
+            rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s != %s",
+                            r->cols[0], eng_buf_cstr(&b) ? (char *)b.p : "?");
+            eng_buf_free(&b);
+            return rc;
+        }
         int col;
         if ((rc = cql_resolve_column(a, t, r->cols[0], &col)))
             return rc;
@@ -526,7 +695,7 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
             return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s",
                               c->name);
         if ((rc = cql_bind_term(a, r->values[0], vt, t->ks, t->name, c->name)) ||
-            (rc = add_filter(a, sp, (row_filter){col, r->op, r->values[0], NULL, vt})))
+            (rc = add_filter(a, sp, (row_filter){col, r->op, r->values[0], NULL, vt, NULL, 0, 0})))
             return rc;
     }
     /* Partition key: all columns by = / IN, or none (a range scan). */
@@ -534,8 +703,16 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
     for (int i = 0; i < t->n_pk; i++)
         pk_given += sp->rels[i].given == 1;
     sp->has_pk = pk_given == t->n_pk;
-    if (pk_given && !sp->has_pk)
+    if (pk_given && !sp->has_pk) {
         needs_filtering = 1;
+        if (s->allow_filtering)
+            for (int i = 0; i < t->n_pk; i++)
+                if (sp->rels[i].given) {
+                    int rc = key_to_filters(a, sp, i);
+                    if (rc)
+                        return rc;
+                }
+    }
     /* Clustering: = / IN prefix, then at most one slice. */
     int i = t->n_pk;
     while (i < t->n_pk + t->n_ck && sp->rels[i].given == 1)
@@ -546,7 +723,12 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
         i++;
     }
     for (int j = i; j < t->n_pk + t->n_ck; j++)
-        if (sp->rels[j].given) {
+        if (sp->rels[j].given && s->allow_filtering) {
+            needs_filtering = 1;
+            int rc = key_to_filters(a, sp, j);
+            if (rc)
+                return rc;
+        } else if (sp->rels[j].given) {
             if (sp->has_pk && !s->allow_filtering) {
                 const eng_column *prev = &t->cols[j - 1];
                 if (sp->rels[j - 1].given == 2)
@@ -565,12 +747,6 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
         needs_filtering = 1;
     if (needs_filtering && !s->allow_filtering)
         return eng_errorf(a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
-    if (needs_filtering && (!sp->has_pk || i < t->n_pk + t->n_ck))
-        for (int j = 0; j < t->n_pk + t->n_ck; j++)
-            if (sp->rels[j].given && !(sp->has_pk && j < t->n_pk) &&
-                !(j >= t->n_pk && j < t->n_pk + sp->n_ck_eq + sp->ck_slice && sp->has_pk))
-                return eng_errorf(a->err, ENG_E_INVALID,
-                                  "Filtering on primary key columns is not supported yet");
     return 0;
 }
 
@@ -698,10 +874,17 @@ typedef struct agg_state {
     __int128 sum_i;      /* sum / avg of integers */
 } agg_state;
 
+typedef struct filter_list {
+    eng_val *vals;
+    int n;
+} filter_list;
+
 typedef struct select_run {
     cql_exec *x;
     const select_plan *sp;
+    eng_val *mixed_lo, *mixed_hi; /* multi-column bounds checked per row (mixed directions) */
     eng_val *filter_vals;
+    filter_list *filter_lists; /* IN filters */
     eng_val *filter_keys;
     agg_state *aggs;
     uint32_t rows;
@@ -777,11 +960,23 @@ static int passes_filters(select_run *r, const eng_row_view *v)
 {
     const select_plan *sp = r->sp;
     for (int i = 0; i < sp->n_filters; i++) {
+        const row_filter *f = &sp->filters[i];
         eng_val val;
-        if (eng_view_column(v, (uint16_t)sp->filters[i].col, &val, NULL, NULL, r->x->err))
+        if (eng_view_column(v, (uint16_t)f->col, &val, NULL, NULL, r->x->err))
             return -1;
-        if (!filter_holds(&sp->filters[i], sp->t->cols[sp->filters[i].col].type, val,
-                          r->filter_vals[i]))
+        const eng_type *ct = sp->t->cols[f->col].type;
+        if (f->op != CQL_OP_IN) {
+            if (!filter_holds(f, ct, val, r->filter_vals[i]))
+                return 0;
+            continue;
+        }
+        int any = 0;
+        row_filter eq = *f;
+        eq.op = CQL_OP_EQ;
+        const filter_list *l = &r->filter_lists[i];
+        for (int j = 0; j < l->n && !any; j++)
+            any = filter_holds(&eq, ct, val, l->vals[j]);
+        if (!any)
             return 0;
     }
     return 1;
@@ -919,10 +1114,48 @@ static int json_row(select_run *r, const eng_val *vals)
     return rc;
 }
 
+/* Lexicographic comparison of the row's clustering tuple with a bound, natural order. */
+static int tuple_cmp(const select_plan *sp, const eng_val *ck, const eng_val *b, int n)
+{
+    const eng_table *t = sp->t;
+    for (int i = 0; i < n; i++) {
+        const eng_column *c = &t->cols[sp->multi_first + i];
+        const eng_val *x = &ck[c->position], *y = &b[i];
+        int r = eng_type_compare(c->type, x->p, (size_t)x->len, y->p, (size_t)y->len);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static int in_mixed_bounds(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    const eng_val *ck;
+    if (eng_view_clustering(v, &ck, r->x->err))
+        return -1;
+    if (r->mixed_lo) {
+        int c = tuple_cmp(sp, ck, r->mixed_lo, sp->multi_lo_n);
+        if (c < 0 || (c == 0 && !sp->multi_lo_incl))
+            return 0;
+    }
+    if (r->mixed_hi) {
+        int c = tuple_cmp(sp, ck, r->mixed_hi, sp->multi_hi_n);
+        if (c > 0 || (c == 0 && !sp->multi_hi_incl))
+            return 0;
+    }
+    return 1;
+}
+
 static int select_row(void *ctx, const eng_row_view *v)
 {
     select_run *r = ctx;
     const select_plan *sp = r->sp;
+    if (r->mixed_lo || r->mixed_hi) {
+        int in = in_mixed_bounds(r, v);
+        if (in <= 0)
+            return in < 0 ? -r->x->err->code : 0;
+    }
     int ok = passes_filters(r, v);
     if (ok < 0)
         return -r->x->err->code;
@@ -1058,6 +1291,13 @@ static int eval_in(cql_exec *x, const eng_column *c, const col_rel *k, eng_val *
                                    (size_t)vals[i].len) != 0)
             vals[w++] = vals[i];
     *n = w;
+    /* Clustering values go in clustering order: a DESC column reads its largest first. */
+    if (c->kind == ENG_COL_CLUSTERING && c->desc)
+        for (int i = 0; i < w / 2; i++) {
+            eng_val tmp = vals[i];
+            vals[i] = vals[w - 1 - i];
+            vals[w - 1 - i] = tmp;
+        }
     *out = vals;
     return 0;
 }
@@ -1113,9 +1353,156 @@ static int product(cql_exec *x, eng_val **cands, const int *counts, int n, eng_v
     return 0;
 }
 
-static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q)
+/* Clustering order comparison of a row's values with a bound prefix. */
+static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
+{
+    for (uint16_t i = 0; i < b->n; i++) {
+        const eng_column *c = &t->cols[t->n_pk + i];
+        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
+                                 (size_t)b->vals[i].len);
+        if (r)
+            return c->desc ? -r : r;
+    }
+    return 0;
+}
+
+/* The values of a tuple term for columns [first, first + n). */
+static int eval_tuple(cql_exec *x, const select_plan *sp, const cql_term *v, eng_val *out, int n)
 {
     const eng_table *t = sp->t;
+    int first = sp->multi_first;
+    if (v->kind == CQL_T_TUPLE) {
+        for (int i = 0; i < n; i++) {
+            int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
+                                  t->cols[first + i].name, &out[i]);
+            if (rc)
+                return rc;
+        }
+    } else {
+        eng_val tv;
+        const eng_type *tt = x->plan->binds[v->bind_index].type;
+        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
+        if (rc)
+            return rc;
+        if (tv.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for "
+                                                     "columns");
+        eng_items it;
+        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
+        for (int i = 0; i < n; i++)
+            if (eng_items_next(&it, &out[i]) != 1)
+                out[i] = (eng_val){NULL, ENG_NULL};
+    }
+    for (int i = 0; i < n; i++)
+        if (out[i].len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Invalid null value in condition for column %s",
+                              t->cols[first + i].name);
+    return 0;
+}
+
+/* Slices of a multi-column relation: one per tuple of = / IN, or one slice. */
+static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
+                              eng_val **mhi)
+{
+    const eng_table *t = sp->t;
+    int n = sp->multi_n;
+    if (sp->multi_first != t->n_pk)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "Multi-column relations must start at the first clustering column here");
+    if (sp->multi_eq) {
+        uint32_t count = (uint32_t)sp->n_multi_eq;
+        const cql_term *const *tuples = (const cql_term *const *)sp->multi_eq;
+        eng_val list = {NULL, 0};
+        eng_items it;
+        if (sp->multi_in_marker) {
+            const eng_type *lt = x->plan->binds[sp->multi_eq[0]->bind_index].type;
+            int rc = cql_eval_val(x, sp->multi_eq[0], lt, "in", &list);
+            if (rc)
+                return rc;
+            int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
+            count = c > 0 ? (uint32_t)c : 0;
+        }
+        eng_slice *slices = eng_arena_alloc(&x->arena, (count ? count : 1) * sizeof *slices);
+        if (!slices)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        for (uint32_t i = 0; i < count; i++) {
+            eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
+            if (!vals)
+                return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+            if (sp->multi_in_marker) {
+                eng_val tv;
+                eng_items_next(&it, &tv);
+                eng_items ti;
+                eng_items_begin_raw(&ti, tv.p, tv.len > 0 ? (size_t)tv.len : 0);
+                for (int j = 0; j < n; j++)
+                    if (eng_items_next(&ti, &vals[j]) != 1)
+                        vals[j] = (eng_val){NULL, ENG_NULL};
+            } else {
+                int rc = eval_tuple(x, sp, tuples[i], vals, n);
+                if (rc)
+                    return rc;
+            }
+            slices[i] = (eng_slice){{vals, (uint16_t)n, 1}, {vals, (uint16_t)n, 1}};
+        }
+        /* In clustering order, without duplicates: sort the points. */
+        for (uint32_t i = 1; i < count; i++)
+            for (uint32_t j = i; j > 0; j--) {
+                eng_bound *p = &slices[j - 1].start, *c = &slices[j].start;
+                int cmp = ck_cmp(t, c->vals, p);
+                if (cmp >= 0)
+                    break;
+                eng_slice tmp = slices[j - 1];
+                slices[j - 1] = slices[j];
+                slices[j] = tmp;
+            }
+        uint32_t w = 0;
+        for (uint32_t i = 0; i < count; i++)
+            if (!w || ck_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
+                slices[w++] = slices[i];
+        q->slices = slices;
+        q->n_slices = w;
+        return w ? 0 : 1;
+    }
+    eng_slice *sl = eng_arena_alloc(&x->arena, sizeof *sl);
+    eng_val *lo = eng_arena_alloc(&x->arena, (size_t)n * sizeof *lo);
+    eng_val *hi = eng_arena_alloc(&x->arena, (size_t)n * sizeof *hi);
+    if (!sl || !lo || !hi)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    memset(sl, 0, sizeof *sl);
+    int rc = 0;
+    if (sp->multi_lo && !(rc = eval_tuple(x, sp, sp->multi_lo, lo, sp->multi_lo_n)))
+        sl->start = (eng_bound){lo, (uint16_t)sp->multi_lo_n, (uint8_t)sp->multi_lo_incl};
+    if (!rc && sp->multi_hi && !(rc = eval_tuple(x, sp, sp->multi_hi, hi, sp->multi_hi_n)))
+        sl->end = (eng_bound){hi, (uint16_t)sp->multi_hi_n, (uint8_t)sp->multi_hi_incl};
+    if (rc)
+        return rc;
+    if (sp->multi_mixed) {
+        /* Directions differ: read the first column's range inclusively; rows are then compared
+           as tuples in the columns' natural order (select_row). */
+        *mlo = sp->multi_lo ? lo : NULL;
+        *mhi = sp->multi_hi ? hi : NULL;
+        if (sp->multi_lo)
+            sl->start = (eng_bound){lo, 1, 1};
+        if (sp->multi_hi)
+            sl->end = (eng_bound){hi, 1, 1};
+    }
+    if (t->cols[t->n_pk].desc) {
+        eng_bound tmp = sl->start;
+        sl->start = sl->end;
+        sl->end = tmp;
+    }
+    q->slices = sl;
+    q->n_slices = 1;
+    return 0;
+}
+
+static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
+                        eng_val **mhi)
+{
+    const eng_table *t = sp->t;
+    if (sp->multi_n)
+        return build_multi_slices(x, sp, q, mlo, mhi);
     if (!sp->n_ck_eq && !sp->ck_slice)
         return 0;
     int n = sp->n_ck_eq;
@@ -1281,19 +1668,6 @@ static int vals_equal(const eng_table *t, int from, int n, const eng_val *a, con
     return 1;
 }
 
-/* Clustering order comparison of a row's values with a bound prefix. */
-static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
-{
-    for (uint16_t i = 0; i < b->n; i++) {
-        const eng_column *c = &t->cols[t->n_pk + i];
-        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
-                                 (size_t)b->vals[i].len);
-        if (r)
-            return c->desc ? -r : r;
-    }
-    return 0;
-}
-
 static int in_slice(const eng_table *t, const eng_val *ck, const eng_slice *s)
 {
     int lo = ck_cmp(t, ck, &s->start), hi = ck_cmp(t, ck, &s->end);
@@ -1408,6 +1782,7 @@ int cql_exec_select(cql_exec *x)
     q.table = t;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
+    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
     if (!rc)
@@ -1427,8 +1802,13 @@ int cql_exec_select(cql_exec *x)
     }
     if (!rc && sp->has_pk && (sp->tok_lo || sp->tok_hi))
         rc = filter_keys_by_token(x, sp, &q, &empty);
-    if (!rc)
-        rc = build_slices(x, sp, &q);
+    if (!rc) {
+        rc = build_slices(x, sp, &q, &run.mixed_lo, &run.mixed_hi);
+        if (rc == 1) {
+            empty = 1;
+            rc = 0;
+        }
+    }
     if (rc)
         return rc;
     /* A partition with statics and no rows yields one row unless rows are restricted. */
@@ -1436,14 +1816,24 @@ int cql_exec_select(cql_exec *x)
     for (int i = 0; i < sp->n_filters; i++)
         regular_filter |= t->cols[sp->filters[i].col].kind == ENG_COL_REGULAR;
     q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
-    select_run run = {x, sp, NULL, NULL, NULL, 0, 0};
     run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(eng_val));
     run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
     if (!run.filter_vals || !run.aggs)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    run.filter_lists = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(filter_list));
+    if (!run.filter_lists)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     for (int i = 0; i < sp->n_filters; i++) {
         const row_filter *f = &sp->filters[i];
+        if (f->op == CQL_OP_IN) {
+            col_rel k = {1, f->in_vals, f->n_in, f->in_marker, NULL, NULL, 0, 0};
+            filter_list *l = &run.filter_lists[i];
+            if ((rc = eval_in(x, &t->cols[f->col], &k, &l->vals, &l->n)))
+                return rc;
+            run.filter_vals[i] = (eng_val){NULL, 0};
+            continue;
+        }
         if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &run.filter_vals[i])))
             return rc;
         if (run.filter_vals[i].len == ENG_NULL)

@@ -1323,6 +1323,10 @@ TEST(test_type_errors_of_cassandras_grammar_actions)
         "frozen<> is only allowed on collections, tuples, and user-defined types (got int)");
     ERR("CREATE TABLE t (k int PRIMARY KEY, v list<frozen<text>>)",
         "frozen<> is only allowed on collections, tuples, and user-defined types (got text)");
+    ERR_PREFIX("CREATE TABLE t (k int PRIMARY KEY, m map<int>)",
+               "line 1:44 mismatched input '>' expecting ','");
+    ERR_PREFIX("CREATE TABLE t (k int PRIMARY KEY, l list<int, int>)",
+               "line 1:45 mismatched input ',' expecting '>'");
     ERR("CREATE TYPE byte (a int)", "Invalid (reserved) user type name byte");
     ERR("CREATE TABLE t (k int PRIMARY KEY, v enum)", "Invalid (reserved) user type name enum");
     OK("CREATE TYPE Byte (a int)"); /* Parser.g compares case-sensitively */
