@@ -108,6 +108,8 @@ typedef struct cql_result {
     const char *change;         /* SCHEMA_CHANGE: "CREATED", "UPDATED", "DROPPED" */
     const char *target;         /* SCHEMA_CHANGE: "KEYSPACE", "TABLE", "TYPE" */
     const char *object;         /* SCHEMA_CHANGE: table or type name ("" for a keyspace) */
+    const char *warnings[4];    /* server warnings Cassandra would send (static strings) */
+    uint32_t n_warnings;
     eng_buf data;               /* cell bytes */
     eng_arena arena;            /* everything else */
 } cql_result;

@@ -81,9 +81,12 @@ typedef struct select_plan {
     int multi_lo_incl, multi_hi_incl;
     int multi_mixed;        /* the columns' directions differ: rows are checked one by one */
     int reversed;
+    int order_with_in;      /* ORDER BY with IN on the partition key: rows need a sort */
     const cql_term *limit, *ppl;
     int distinct;
     int json;               /* SELECT JSON: one [json] column built from the selectors */
+    int group_n;            /* GROUP BY: rows with equal values of the first group_n key columns
+                               form one group (0: no GROUP BY) */
     const char **names;     /* selector names (for JSON) */
     const eng_type **types;
 } select_plan;
@@ -785,8 +788,41 @@ static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
     sp->reversed = reversed > 0;
     for (int i = 0; i < t->n_pk; i++)
         if (sp->rels[i].n > 1 || sp->rels[i].in_marker)
+            sp->order_with_in = 1;
+    return 0;
+}
+
+/* GROUP BY: a prefix of the primary key, columns restricted by = may be skipped. */
+static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->n_group_by)
+        return 0;
+    int next = 0;
+    for (int i = 0; i < s->n_group_by; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, s->group_by[i], &col);
+        if (rc)
+            return rc;
+        if (col >= t->n_pk + t->n_ck)
             return eng_errorf(a->err, ENG_E_INVALID,
-                              "ORDER BY with IN on the partition key is not supported yet");
+                              "Group by is currently only supported on the columns of the PRIMARY "
+                              "KEY, got %s",
+                              t->cols[col].name);
+        while (next < col && sp->rels[next].given == 1 && sp->rels[next].n == 1 &&
+               !sp->rels[next].in_marker)
+            next++;
+        if (col != next)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Group by currently only support groups of columns following their "
+                              "declared order in the PRIMARY KEY");
+        next++;
+    }
+    if (next < t->n_pk && !sp->has_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Group by is not supported on only a part of the partition key");
+    sp->group_n = next;
+    sp->aggregate = 1; /* rows of a group fold into one */
     return 0;
 }
 
@@ -835,8 +871,6 @@ int cql_analyze_select(cql_analysis *a)
     int rc = cql_resolve_table(a, &s->table, &t);
     if (rc)
         return rc;
-    if (s->n_group_by)
-        return eng_errorf(a->err, ENG_E_INVALID, "GROUP BY is not supported yet");
     select_plan *sp = plan_alloc(a, sizeof *sp);
     if (!sp)
         return ENG_E_NOMEM;
@@ -846,7 +880,8 @@ int cql_analyze_select(cql_analysis *a)
         return ENG_E_NOMEM;
     a->plan->table = t;
     if ((rc = analyze_selection(a, sp, s)) || (rc = analyze_where(a, sp, s)) ||
-        (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)))
+        (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)) ||
+        (rc = analyze_group_by(a, sp, s)))
         return rc;
     sp->limit = s->limit;
     sp->ppl = s->per_partition_limit;
@@ -871,7 +906,9 @@ typedef struct agg_state {
     int has_best;
     int is_null;         /* a plain column's first value was null */
     double sum_d;        /* sum / avg of float and double */
-    __int128 sum_i;      /* sum / avg of integers */
+    __int128 sum_i;      /* sum / avg of integers; of decimals, the unscaled sum at sum_scale */
+    int32_t sum_scale;   /* decimals: the largest scale seen (BigDecimal.add keeps it) */
+    int overflow;        /* a varint or decimal beyond 127 bits */
 } agg_state;
 
 typedef struct filter_list {
@@ -889,6 +926,9 @@ typedef struct select_run {
     agg_state *aggs;
     uint32_t rows;
     int64_t now_s;
+    eng_buf group_key;      /* GROUP BY: the current group's key values */
+    int group_rows;         /* rows folded into the current group */
+    uint32_t limit;         /* GROUP BY: LIMIT counts groups */
 } select_run;
 
 static int is_integer_kind(int k)
@@ -982,6 +1022,78 @@ static int passes_filters(select_run *r, const eng_row_view *v)
     return 1;
 }
 
+/* A two's complement big-endian integer of up to 16 bytes; -1 if wider. */
+static int read_big(const uint8_t *p, size_t len, __int128 *out)
+{
+    while (len > 16 && (p[0] == 0 || p[0] == 0xFF) && ((p[0] ^ p[1]) & 0x80) == 0) {
+        p++;
+        len--;
+    }
+    if (len > 16)
+        return -1;
+    __int128 n = len ? (int8_t)p[0] : 0;
+    for (size_t i = 1; i < len; i++)
+        n = (__int128)((unsigned __int128)n << 8 | p[i]);
+    *out = n;
+    return 0;
+}
+
+static __int128 pow10_128(int32_t e)
+{
+    __int128 v = 1;
+    while (e-- > 0)
+        v *= 10;
+    return v;
+}
+
+/* Adds a decimal to the running sum, aligning scales (BigDecimal.add keeps the larger). */
+static void add_decimal(agg_state *st, const eng_val *v)
+{
+    __int128 n;
+    if (v->len < 4 || read_big(v->p + 4, (size_t)v->len - 4, &n)) {
+        st->overflow = 1;
+        return;
+    }
+    int32_t scale = (int32_t)eng_be32(v->p);
+    if (scale < 0 || scale > 30 || st->sum_scale > 30) {
+        st->overflow = 1;
+        return;
+    }
+    if (scale > st->sum_scale) {
+        st->sum_i *= pow10_128(scale - st->sum_scale);
+        st->sum_scale = scale;
+    } else {
+        n *= pow10_128(st->sum_scale - scale);
+    }
+    st->sum_i += n;
+}
+
+/* Minimal two's complement bytes of n. */
+static size_t put_big(uint8_t *out, __int128 n)
+{
+    uint8_t b[16];
+    unsigned __int128 u = (unsigned __int128)n;
+    for (int i = 15; i >= 0; i--) {
+        b[i] = (uint8_t)u;
+        u >>= 8;
+    }
+    int i = 0;
+    while (i < 15 && ((b[i] == 0 && !(b[i + 1] & 0x80)) || (b[i] == 0xFF && (b[i + 1] & 0x80))))
+        i++;
+    memcpy(out, b + i, (size_t)(16 - i));
+    return (size_t)(16 - i);
+}
+
+/* Division rounding half to even (BigDecimal.divide with RoundingMode.HALF_EVEN). */
+static __int128 div_half_even(__int128 a, __int128 b)
+{
+    __int128 q = a / b, r = a % b;
+    __int128 twice = 2 * (r < 0 ? -r : r), ab = b < 0 ? -b : b;
+    if (twice > ab || (twice == ab && (q & 1)))
+        q += ((a < 0) != (b < 0)) ? -1 : 1;
+    return q;
+}
+
 static void aggregate_row(select_run *r, const eng_row_view *v)
 {
     const select_plan *sp = r->sp;
@@ -1022,6 +1134,14 @@ static void aggregate_row(select_run *r, const eng_row_view *v)
                 eng_buf_put(&st->best, val.p, (size_t)val.len);
                 st->has_best = 1;
             }
+        } else if (kind == ENG_DECIMAL) {
+            add_decimal(st, &val);
+        } else if (kind == ENG_VARINT) {
+            __int128 n;
+            if (read_big(val.p, (size_t)val.len, &n))
+                st->overflow = 1;
+            else
+                st->sum_i += n;
         } else if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
             st->sum_d += float_value(kind, &val);
         } else if (is_integer_kind(kind)) {
@@ -1147,6 +1267,64 @@ static int in_mixed_bounds(select_run *r, const eng_row_view *v)
     return 1;
 }
 
+static int agg_result(select_run *r);
+
+static void reset_aggs(select_run *r)
+{
+    for (int i = 0; i < r->sp->n_sels; i++) {
+        eng_buf best = r->aggs[i].best;
+        eng_buf_reset(&best);
+        memset(&r->aggs[i], 0, sizeof r->aggs[i]);
+        r->aggs[i].best = best;
+    }
+}
+
+/* The GROUP BY key of a row: its first group_n key values, framed. */
+static int group_key(select_run *r, const eng_row_view *v, eng_buf *out)
+{
+    const eng_table *t = r->sp->t;
+    const eng_val *ck = NULL;
+    for (int i = 0; i < r->sp->group_n; i++) {
+        eng_val val;
+        if (i < t->n_pk) {
+            val = v->pk[i];
+        } else {
+            if (!ck && eng_view_clustering(v, &ck, r->x->err))
+                return -1;
+            val = ck[i - t->n_pk];
+        }
+        eng_buf_put_bytes(out, val.p, val.len);
+    }
+    return out->oom ? -1 : 0;
+}
+
+/* Starts a new group when the row's key differs, emitting the finished one. */
+static int group_row(select_run *r, const eng_row_view *v)
+{
+    eng_buf key = ENG_BUF_INIT;
+    if (group_key(r, v, &key)) {
+        eng_buf_free(&key);
+        return -(r->x->err->code ? r->x->err->code : ENG_E_NOMEM);
+    }
+    int same = r->group_rows && key.len == r->group_key.len &&
+               memcmp(key.p, r->group_key.p, key.len) == 0;
+    int rc = 0;
+    if (!same && r->group_rows) {
+        if (r->limit && r->x->result->n_rows >= r->limit)
+            rc = 1; /* LIMIT counts groups: this row starts one too many */
+        else if ((rc = agg_result(r)))
+            rc = -rc;
+        reset_aggs(r);
+        r->group_rows = 0;
+    }
+    if (!same) {
+        eng_buf_reset(&r->group_key);
+        eng_buf_put(&r->group_key, key.p, key.len);
+    }
+    eng_buf_free(&key);
+    return rc;
+}
+
 static int select_row(void *ctx, const eng_row_view *v)
 {
     select_run *r = ctx;
@@ -1162,6 +1340,14 @@ static int select_row(void *ctx, const eng_row_view *v)
     if (!ok)
         return 0;
     r->rows++;
+    if (sp->group_n) {
+        int rc = group_row(r, v);
+        if (rc)
+            return rc;
+        aggregate_row(r, v);
+        r->group_rows++;
+        return 0;
+    }
     if (sp->aggregate) {
         aggregate_row(r, v);
         return 0;
@@ -1225,9 +1411,28 @@ static int agg_result(select_run *r)
                 for (int b = 0; b < width; b++)
                     scratch[i][b] = (uint8_t)(u >> (8 * (width - 1 - b)));
                 vals[i] = (eng_val){scratch[i], width};
+            } else if (kind == ENG_VARINT || kind == ENG_DECIMAL) {
+                if (st->overflow)
+                    return eng_errorf(r->x->err, ENG_E_INVALID,
+                                      "sum and avg of %s values beyond 38 digits are not "
+                                      "supported",
+                                      eng_kind_name(kind));
+                __int128 n = st->sum_i;
+                if (s->agg == AGG_AVG)
+                    n = !st->count ? 0 : kind == ENG_VARINT ? n / st->count
+                                                            : div_half_even(n, st->count);
+                uint8_t *buf = eng_arena_alloc(&r->x->arena, 21);
+                if (!buf)
+                    return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+                size_t off = 0;
+                if (kind == ENG_DECIMAL) {
+                    eng_put_be32(buf, (uint32_t)st->sum_scale);
+                    off = 4;
+                }
+                vals[i] = (eng_val){buf, (int32_t)(off + put_big(buf + off, n))};
             } else {
-                return eng_errorf(r->x->err, ENG_E_INVALID,
-                                  "sum and avg are not supported on this type yet");
+                return eng_errorf(r->x->err, ENG_E_INVALID, "sum and avg of %s are not defined",
+                                  eng_kind_name(kind));
             }
         } else if (s->kind == SEL_COLUMN && st->has_best && !st->is_null) {
             vals[i] = (eng_val){st->best.p ? st->best.p : scratch[i], (int32_t)st->best.len};
@@ -1782,7 +1987,7 @@ int cql_exec_select(cql_exec *x)
     q.table = t;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
-    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
     if (!rc)
@@ -1846,7 +2051,22 @@ int cql_exec_select(cql_exec *x)
     if ((rc = parse_paging(x, &remaining, &resume, &resume_len)))
         return rc;
     int32_t page = sp->aggregate ? 0 : x->opts->page_size;
-    q.limit = remaining;
+    if (sp->order_with_in && q.n_keys > 1) {
+        if (page > 0)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Cannot page queries with both ORDER BY and a IN restriction on the "
+                              "partition key; you must either remove the ORDER BY or the IN and "
+                              "sort client side, or disable paging for this query");
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "ORDER BY with IN on several partitions is not supported yet");
+    }
+    q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
+    run.limit = sp->group_n ? limit : 0;
+    if (sp->aggregate && !sp->has_pk && !cql_systable_keyspace(t->ks))
+        res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
+    else if (sp->aggregate && sp->has_pk && q.n_keys > 1)
+        res->warnings[res->n_warnings++] =
+            "Aggregation query used on multiple partition keys (IN restriction)";
     if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
         q.limit = (uint32_t)page;
     q.resume = resume;
@@ -1860,8 +2080,11 @@ int cql_exec_select(cql_exec *x)
         rc = scan_systable(x, &q, &run, limit);
     else if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
-    if (!rc && sp->aggregate)
+    if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
         rc = agg_result(&run);
+    else if (!rc && sp->aggregate && !sp->group_n)
+        rc = agg_result(&run);
+    eng_buf_free(&run.group_key);
     if (!rc && sp->n_filters && limit && res->n_rows > limit)
         res->n_rows = limit; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {

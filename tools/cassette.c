@@ -173,10 +173,15 @@ static int print_more_pages(shell *sh, cql_result *r, const char *text, size_t l
 static void print_select(shell *sh, cql_result *r, const char *text, size_t len, int line)
 {
     uint64_t total = r->n_rows;
+    const char *warnings[4];
+    size_t n_warnings = r->n_warnings < 4 ? r->n_warnings : 4;
+    memcpy(warnings, r->warnings, n_warnings * sizeof *warnings);
     eng_buf_put_u8(&sh->out, '\n');
     cql_format_page(r, 1, &sh->out);
-    if (print_more_pages(sh, r, text, len, line, &total) == 0)
+    if (print_more_pages(sh, r, text, len, line, &total) == 0) {
         cql_format_row_count(total, &sh->out);
+        cql_format_warnings(warnings, n_warnings, &sh->out);
+    }
 }
 
 static void run_cql(shell *sh, const char *text, size_t len, const char *word, int line)
