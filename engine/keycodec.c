@@ -786,6 +786,10 @@ static int get_decimal_body(rd *r, int neg, eng_buf *out)
     /* scale = n - E, kept >= INT32_MIN by adding trailing zeros to the unscaled value. */
     int64_t scale = (int64_t)n - e;
     int64_t pad = scale < INT32_MIN ? (int64_t)INT32_MIN - scale : 0;
+    /* A whole number reads back without a negative scale (10, not 1E+1), the way it was most
+       likely written; only huge exponents keep theirs. */
+    if (scale < 0 && scale >= -38)
+        pad = -scale;
     int rc = (scale - pad > INT32_MAX || pad > MAX_PAD_DIGITS) ? -1 : 0;
     if (!rc && out) {
         for (int64_t i = 0; i < pad; i++)

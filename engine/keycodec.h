@@ -14,7 +14,7 @@
  *    every NaN, a tuple with or without trailing nulls): they are one row,
  *    as in Cassandra. Decoding therefore returns the canonical form (minimal
  *    varint, boolean 0x01, decimal with trailing zeros of the unscaled value
- *    removed, canonical NaN, tuples padded to full arity).
+ *    removed down to scale 0 (10 reads as 10, 1.50 as 1.5), canonical NaN, tuples padded to full arity).
  *  - Empty values (0 bytes, where the type allows them) sort before all
  *    non-empty values; within tuples a null component sorts before any
  *    non-null one.

@@ -355,12 +355,12 @@ TEST(test_decimal_orders_by_value_ignoring_scale)
     /* 1.0 == 1.00 == 1, decoded as scale 0, unscaled 1 */
     check_same_hex(t, "00000001 0a", "00000002 64", "00000000 01");
     check_same_hex(t, "00000000 01", "00000002 64", "00000000 01");
-    /* 10 == 1E+1 (scale -1); 0.00 == 0 */
-    check_same_hex(t, "00000000 0a", "ffffffff 01", "ffffffff 01");
+    /* 10 == 1E+1 (scale -1), read back as 10; 0.00 == 0 */
+    check_same_hex(t, "00000000 0a", "ffffffff 01", "00000000 0a");
     check_same_hex(t, "00000002 00", "00000000 00", "00000000 00");
     check_same_hex(t, "80000000 00", "7fffffff 00", "00000000 00");
-    /* 1E+3 == 1000 (facts §2.5) */
-    check_same_hex(t, "fffffffd 01", "00000000 03e8", "fffffffd 01");
+    /* 1E+3 == 1000 (facts §2.5), read back as 1000 */
+    check_same_hex(t, "fffffffd 01", "00000000 03e8", "00000000 03e8");
     /* -1.50 == -1.5 */
     check_same_hex(t, "00000002 ff6a", "00000001 f1", "00000001 f1");
     ORDERED(t, "", "80000000 ff", /* -1E+2147483648 */
