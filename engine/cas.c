@@ -378,7 +378,7 @@ static int report(cas_state *s, const eng_cas *cas, eng_row_cb cb, void *ctx)
         make_view(s, tg, &v);
         v.pk = cas->pk;
         size_t off = s->prefix.len + 1;
-        if (tg->key.len > off && tg->key.p[s->prefix.len] == ENG_KIND_ROW) {
+        if (tg->key.len >= off && tg->key.p[s->prefix.len] == ENG_KIND_ROW) {
             rc = eng_storage_decode_clustering(s->t, tg->key.p + off, tg->key.p + tg->key.len,
                                                &tg->ck_buf, tg->ck, s->err);
             v.ck = tg->ck;
