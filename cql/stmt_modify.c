@@ -8,12 +8,21 @@
  *
  * Analysis (at prepare) resolves columns, checks the statement's shape and
  * types every bind marker; execution evaluates the terms with the bound
- * values and builds the mutations.
+ * values (for INSERT JSON, the object's members) and builds the mutations,
+ * static columns going to the partition's static row.
+ *
+ * The not-applied result of a CAS follows CQL3CasRequest: the rows the
+ * conditions name (or, with only static conditions, the partition's first
+ * live row), each with the columns the check reads — all regular columns
+ * when a statement writes rows, all statics when a conditional one writes
+ * the static row, and the condition columns — and a row of statics alone
+ * when the partition has static content but none of those rows.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "exec_int.h"
+#include "json.h"
 #include "literal.h"
 
 #define MAX_TTL 630720000 /* 20 years (facts §4.6) */
@@ -24,16 +33,18 @@ typedef struct key_rel {
     int n;
     int in_marker;
     int given;
+    int from_json; /* INSERT JSON: the value is the object's member for the column */
 } key_rel;
 
 typedef struct mod_op {
     int col;
-    int kind;              /* enum eng_op_kind */
+    int kind; /* enum eng_op_kind */
     const cql_term *key;
     const cql_term *value;
     const eng_type *key_type;
     const eng_type *value_type;
-    int negate;            /* counter c = c - n */
+    int negate;    /* counter c = c - n */
+    int from_json; /* INSERT JSON: the value is the object's member for the column */
 } mod_op;
 
 typedef struct mod_cond {
@@ -51,23 +62,27 @@ typedef struct mod_cond {
 typedef struct mod_plan {
     const cql_stmt *stmt;
     const eng_table *t;
-    key_rel *keys;         /* per key column (n_pk + n_ck) */
-    int n_ck_given;        /* clustering prefix restricted by = / IN */
-    int has_slice;         /* DELETE: a slice on clustering column n_ck_given */
+    key_rel *keys;  /* per key column (n_pk + n_ck) */
+    int n_ck_given; /* clustering prefix restricted by = / IN */
+    int has_slice;  /* DELETE: a slice on clustering column n_ck_given */
     const cql_term *slice_lo, *slice_hi;
     int lo_incl, hi_incl;
     mod_op *ops;
     int n_ops;
-    int static_only;       /* every write is to a static column: the static row */
-    int has_regular;       /* some write / condition touches a regular column */
+    int static_only;     /* only static columns written, no clustering given: the static row */
+    int updates_regular; /* ModificationStatement.updatesRegularRows: no clustering columns or
+                            some restricted */
+    int updates_static;  /* updatesStaticRow: some static column written */
     int insert_marker;
-    int delete_row;        /* DELETE without targets and a full clustering key */
-    int delete_partition;  /* DELETE without targets and no clustering restriction */
+    int delete_row;       /* DELETE without targets and a full clustering key */
+    int delete_partition; /* DELETE without targets and no clustering restriction */
     const cql_term *ttl, *ts;
     int if_exists, if_not_exists;
     mod_cond *conds;
     int n_conds;
     const char *ks, *table; /* for marker metadata */
+    const cql_term *json;   /* INSERT JSON: the object (string or marker) */
+    int json_unset;         /* DEFAULT UNSET */
 } mod_plan;
 
 static const char *kind_name(int kind)
@@ -85,7 +100,10 @@ static void *plan_alloc(cql_analysis *a, size_t n)
     return p;
 }
 
-static int is_key(const eng_table *t, int col) { return col < t->n_pk + t->n_ck; }
+static int is_key(const eng_table *t, int col)
+{
+    return col < t->n_pk + t->n_ck;
+}
 
 /* ---- WHERE of UPDATE / DELETE ---- */
 
@@ -185,16 +203,15 @@ static int analyze_where(cql_analysis *a, mod_plan *m, const cql_relation *where
         if (rc)
             return rc;
         if (!is_key(t, col))
-            return eng_errorf(a->err, ENG_E_INVALID, "Non PRIMARY KEY columns found in where "
-                                                     "clause: %s ",
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Non PRIMARY KEY columns found in where clause: %s ",
                               t->cols[col].name);
         if ((rc = where_key(a, m, r, col)))
             return rc;
     }
     for (int i = 0; i < t->n_pk; i++)
         if (!m->keys[i].given)
-            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk,
-                               m->keys);
+            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk, m->keys);
     /* The clustering columns restricted by = / IN form a prefix; a slice may follow it. */
     int i = t->n_pk;
     while (i < t->n_pk + t->n_ck && m->keys[i].given == 1)
@@ -239,14 +256,15 @@ static int analyze_using(cql_analysis *a, mod_plan *m, const cql_using *u)
 
 /* ---- SET / INSERT values / DELETE targets ---- */
 
-static int add_op(cql_analysis *a, mod_plan *m, mod_op op)
+/*
+ * Records an operation and types its markers with Cassandra's receiver names
+ * (facts §2.6): idx(l) / key(m) for an element's key, value(l) / value(m) /
+ * value(s) for an element's value, u.f for a field, the column otherwise.
+ */
+static int add_op(cql_analysis *a, mod_plan *m, mod_op op, const char *field)
 {
     const eng_table *t = m->t;
     const eng_column *c = &t->cols[op.col];
-    if (c->kind == ENG_COL_STATIC)
-        ;
-    else
-        m->has_regular = 1;
     mod_op *ops = plan_alloc(a, (size_t)(m->n_ops + 1) * sizeof *ops);
     if (!ops)
         return ENG_E_NOMEM;
@@ -255,11 +273,25 @@ static int add_op(cql_analysis *a, mod_plan *m, mod_op op)
     ops[m->n_ops++] = op;
     m->ops = ops;
     int rc = 0;
-    if (op.key && op.key_type)
-        rc = cql_bind_term(a, op.key, op.key_type, m->ks, m->table,
-                           c->type->kind == ENG_LIST ? "idx" : "key");
-    if (!rc && op.value && op.value_type)
-        rc = cql_bind_term(a, op.value, op.value_type, m->ks, m->table, c->name);
+    int elem = op.kind == ENG_OP_ELEM_SET || op.kind == ENG_OP_ELEM_DELETE;
+    char name[300];
+    if (op.key && op.key_type && !field) {
+        snprintf(name, sizeof name, "%s(%s)",
+                 c->type->kind == ENG_LIST  ? "idx"
+                 : c->type->kind == ENG_SET ? "value"
+                                            : "key",
+                 c->name);
+        rc = cql_bind_term(a, op.key, op.key_type, m->ks, m->table, name);
+    }
+    if (!rc && op.value && op.value_type) {
+        if (field)
+            snprintf(name, sizeof name, "%s.%s", c->name, field);
+        else if (elem)
+            snprintf(name, sizeof name, "value(%s)", c->name);
+        else
+            snprintf(name, sizeof name, "%s", c->name);
+        rc = cql_bind_term(a, op.value, op.value_type, m->ks, m->table, name);
+    }
     return rc;
 }
 
@@ -282,7 +314,7 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
 {
     const eng_column *c = &m->t->cols[col];
     const eng_type *ty = c->type;
-    mod_op op = {col, 0, NULL, s->value, NULL, ty, 0};
+    mod_op op = {col, 0, NULL, s->value, NULL, ty, 0, 0};
     if (ty->kind == ENG_COUNTER) {
         if (s->kind == CQL_SET_PREPEND)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -291,11 +323,12 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
         op.kind = ENG_OP_COUNTER_ADD;
         op.negate = s->kind == CQL_SET_SUB;
         op.value_type = ty;
-        return add_op(a, m, op);
+        return add_op(a, m, op, NULL);
     }
     if (!eng_type_is_collection(ty))
-        return eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s = %s %s ?) for non counter column %s",
-                          c->name, c->name, op_text(s->kind), c->name);
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Invalid operation (%s = %s %s ?) for non counter column %s", c->name,
+                          c->name, op_text(s->kind), c->name);
     if (ty->frozen)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Invalid operation (%s = %s %s ?) for frozen collection column %s",
@@ -306,7 +339,7 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
                               "Invalid operation (%s = ? + %s) for non list column %s", c->name,
                               c->name, c->name);
         op.kind = ENG_OP_PREPEND;
-        return add_op(a, m, op);
+        return add_op(a, m, op, NULL);
     }
     if (ty->kind == ENG_LIST) {
         op.kind = s->kind == CQL_SET_ADD ? ENG_OP_APPEND : ENG_OP_LIST_REMOVE;
@@ -322,35 +355,63 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
             return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
         op.kind = ENG_OP_REMOVE;
     }
-    return add_op(a, m, op);
+    return add_op(a, m, op, NULL);
 }
 
+/* Operation.SetElement.toString: "l[0] = 3" as written. */
+static int element_error(cql_analysis *a, const eng_column *c, const cql_term *key,
+                         const cql_term *value, const char *what)
+{
+    eng_buf k = ENG_BUF_INIT, v = ENG_BUF_INIT;
+    cql_term_text(key, &k);
+    cql_term_text(value, &v);
+    int rc = eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s[%s] = %s) for %s column %s",
+                        c->name, eng_buf_cstr(&k) ? (char *)k.p : "?",
+                        eng_buf_cstr(&v) ? (char *)v.p : "?", what, c->name);
+    eng_buf_free(&k);
+    eng_buf_free(&v);
+    return rc;
+}
+
+/* l[i] = v, m[k] = v (Operation.SetElement); DELETE l[i], s[e], m[k] (ElementDeletion). */
 static int element_op(cql_analysis *a, mod_plan *m, int col, const cql_term *key,
                       const cql_term *value, int deleting)
 {
     const eng_column *c = &m->t->cols[col];
     const eng_type *ty = c->type;
-    mod_op op = {col, deleting ? ENG_OP_ELEM_DELETE : ENG_OP_ELEM_SET, key, value, NULL, NULL, 0};
+    mod_op op = {col, ENG_OP_ELEM_SET, key, value, NULL, NULL, 0, 0};
+    int coll = ty->kind == ENG_LIST || ty->kind == ENG_SET || ty->kind == ENG_MAP;
+    if (deleting) {
+        if (!coll)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Invalid deletion operation for non collection column %s", c->name);
+        if (ty->frozen)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Invalid deletion operation for frozen collection column %s",
+                              c->name);
+    } else {
+        if (!coll)
+            return element_error(a, c, key, value, "non collection");
+        if (ty->frozen)
+            return element_error(a, c, key, value, "frozen collection");
+        if (ty->kind == ENG_SET)
+            return element_error(a, c, key, value, "set");
+    }
     if (ty->kind == ENG_LIST) {
         op.key_type = &int_type;
         op.value_type = ty->sub[0];
     } else if (ty->kind == ENG_MAP) {
         op.key_type = ty->sub[0];
         op.value_type = ty->sub[1];
-    } else if (ty->kind == ENG_SET) {
-        return eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s[?] = ?) for set column %s",
-                          c->name, c->name);
     } else {
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid element access syntax for non-collection column %s", c->name);
+        /* DELETE s[e]: the element's cell (Sets.ElementDiscarder). */
+        op.key_type = ty->sub[0];
     }
-    if (ty->frozen)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid operation (%s[?] = ?) for frozen collection column %s",
-                          c->name, c->name);
-    if (deleting)
+    if (deleting) {
+        op.kind = ENG_OP_ELEM_DELETE;
         op.value_type = NULL;
-    return add_op(a, m, op);
+    }
+    return add_op(a, m, op, NULL);
 }
 
 /* UDT field writes: the key is the field's index as 2 bytes (engine convention). */
@@ -369,8 +430,8 @@ static int field_index(cql_analysis *a, const eng_column *c, const char *field, 
     return eng_errorf(a->err, ENG_E_INVALID, "Unknown field %s for column %s", field, c->name);
 }
 
-static int field_op(cql_analysis *a, mod_plan *m, int col, const char *field,
-                    const cql_term *value, int deleting)
+static int field_op(cql_analysis *a, mod_plan *m, int col, const char *field, const cql_term *value,
+                    int deleting)
 {
     const eng_column *c = &m->t->cols[col];
     int idx;
@@ -395,9 +456,12 @@ static int field_op(cql_analysis *a, mod_plan *m, int col, const char *field,
     kt->text = hex;
     kt->len = 4;
     static const eng_type blob = {.kind = ENG_BLOB};
-    mod_op op = {col, deleting ? ENG_OP_ELEM_DELETE : ENG_OP_ELEM_SET, kt, value, &blob,
-                 deleting ? NULL : c->type->sub[idx], 0};
-    return add_op(a, m, op);
+    mod_op op = {col, ENG_OP_ELEM_SET, kt, value, &blob, c->type->sub[idx], 0, 0};
+    if (deleting) {
+        op.kind = ENG_OP_ELEM_DELETE;
+        op.value_type = NULL;
+    }
+    return add_op(a, m, op, field);
 }
 
 static int resolve_write_column(cql_analysis *a, mod_plan *m, const char *name, int *col,
@@ -430,8 +494,8 @@ static int analyze_set(cql_analysis *a, mod_plan *m, const cql_assignment *s)
                               "Cannot set the value of counter column %s (counters can only be "
                               "incremented/decremented, not set)",
                               c->name);
-        mod_op op = {col, ENG_OP_SET, NULL, s->value, NULL, c->type, 0};
-        return add_op(a, m, op);
+        mod_op op = {col, ENG_OP_SET, NULL, s->value, NULL, c->type, 0, 0};
+        return add_op(a, m, op, NULL);
     }
     case CQL_SET_ELEMENT:
         return element_op(a, m, col, s->key, s->value, 0);
@@ -440,6 +504,37 @@ static int analyze_set(cql_analysis *a, mod_plan *m, const cql_assignment *s)
     default:
         return arith_op(a, m, s, col);
     }
+}
+
+static const eng_type text_type = {.kind = ENG_TEXT};
+
+/*
+ * INSERT JSON (UpdateStatement.ParsedInsertJson): every column of the table
+ * is written, the key columns as restrictions and the others as setters,
+ * each taking its value from the object at execution (null, or unset with
+ * DEFAULT UNSET, when the object leaves it out). The object is one text
+ * term: a string, or a marker named [json].
+ */
+static int analyze_insert_json(cql_analysis *a, mod_plan *m, const cql_insert *in)
+{
+    const eng_table *t = m->t;
+    m->json = in->json;
+    m->json_unset = in->json_default_unset;
+    int rc = cql_bind_term(a, in->json, &text_type, m->ks, m->table, CQL_JSON_COLUMN);
+    for (uint32_t i = 0; !rc && i < t->n_cols; i++) {
+        if (is_key(t, (int)i)) {
+            key_rel *k = &m->keys[i];
+            k->given = 1;
+            k->n = 1;
+            k->from_json = 1;
+        } else {
+            mod_op op = {(int)i, ENG_OP_SET, NULL, NULL, NULL, t->cols[i].type, 0, 1};
+            rc = add_op(a, m, op, NULL);
+        }
+    }
+    m->n_ck_given = t->n_ck;
+    m->insert_marker = 1;
+    return rc;
 }
 
 static int analyze_insert(cql_analysis *a, mod_plan *m)
@@ -451,7 +546,7 @@ static int analyze_insert(cql_analysis *a, mod_plan *m)
                           "INSERT statements are not allowed on counter tables, use UPDATE "
                           "instead");
     if (in->json)
-        return eng_errorf(a->err, ENG_E_INVALID, "INSERT JSON is not supported yet");
+        return analyze_insert_json(a, m, in);
     if (in->n_cols != in->n_values)
         return eng_errorf(a->err, ENG_E_INVALID, "Unmatched column names/values");
     if (in->n_cols == 0)
@@ -472,16 +567,15 @@ static int analyze_insert(cql_analysis *a, mod_plan *m)
             rc = cql_bind_term(a, in->values[i], t->cols[col].type, m->ks, m->table,
                                t->cols[col].name);
         } else {
-            mod_op op = {col, ENG_OP_SET, NULL, in->values[i], NULL, t->cols[col].type, 0};
-            rc = add_op(a, m, op);
+            mod_op op = {col, ENG_OP_SET, NULL, in->values[i], NULL, t->cols[col].type, 0, 0};
+            rc = add_op(a, m, op, NULL);
         }
         if (rc)
             return rc;
     }
     for (int i = 0; i < t->n_pk; i++)
         if (!m->keys[i].given)
-            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk,
-                               m->keys);
+            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk, m->keys);
     int i = t->n_pk;
     while (i < t->n_pk + t->n_ck && m->keys[i].given)
         i++;
@@ -501,19 +595,22 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         return rc;
     const eng_column *column = &t->cols[col];
     if (is_key(t, col))
-        return eng_errorf(a->err, ENG_E_INVALID, "PRIMARY KEY column '%s' cannot have IF conditions",
-                          column->name);
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PRIMARY KEY column '%s' cannot have IF conditions", column->name);
     if (column->type->kind == ENG_COUNTER)
         return eng_errorf(a->err, ENG_E_INVALID, "Conditions on counters are not supported");
     if (c->op != CQL_OP_IN && (c->op < CQL_OP_EQ || c->op > CQL_OP_GE))
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in condition on %s",
                           column->name);
     mod_cond mc = {col, c->op, 0, NULL, NULL, column->type, c->values, c->n_values, c->in_marker};
+    /* The values' receiver (facts §2.6): the column, value(l) / value(m), or u.f. */
+    char receiver[300];
+    snprintf(receiver, sizeof receiver, "%s", column->name);
     if (c->elem) {
         const eng_type *ty = column->type;
         if (ty->kind == ENG_SET)
-            return eng_errorf(a->err, ENG_E_INVALID, "Invalid element access syntax for set column %s",
-                              column->name);
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Invalid element access syntax for set column %s", column->name);
         if (ty->kind != ENG_LIST && ty->kind != ENG_MAP)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Invalid element access syntax for non-collection column %s",
@@ -526,6 +623,7 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         snprintf(name, sizeof name, "%s(%s)", ty->kind == ENG_LIST ? "idx" : "key", column->name);
         if ((rc = cql_bind_term(a, c->elem, mc.key_type, m->ks, m->table, name)))
             return rc;
+        snprintf(receiver, sizeof receiver, "value(%s)", column->name);
     } else if (c->field) {
         int idx;
         if ((rc = field_index(a, column, c->field, &idx)))
@@ -543,18 +641,19 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         mc.key = kt;
         mc.key_type = &blob;
         mc.val_type = column->type->sub[idx];
+        snprintf(receiver, sizeof receiver, "%s.%s", column->name, c->field);
     }
-    if (column->kind == ENG_COL_REGULAR)
-        m->has_regular = 1;
     if (c->in_marker) {
         eng_type *lt = eng_type_new_list(eng_type_dup(mc.val_type), 1);
         const eng_type *kept = cql_plan_keep_type(a->plan, lt);
         if (!kept)
             return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
-        cql_bind_marker(a, c->values[0], kept, m->ks, m->table, column->name);
+        char name[310];
+        snprintf(name, sizeof name, "in(%s)", receiver);
+        cql_bind_marker(a, c->values[0], kept, m->ks, m->table, name);
     } else {
         for (int i = 0; i < c->n_values; i++)
-            if ((rc = cql_bind_term(a, c->values[i], mc.val_type, m->ks, m->table, column->name)))
+            if ((rc = cql_bind_term(a, c->values[i], mc.val_type, m->ks, m->table, receiver)))
                 return rc;
     }
     mod_cond *conds = plan_alloc(a, (size_t)(m->n_conds + 1) * sizeof *conds);
@@ -602,54 +701,75 @@ static int analyze_conditions(cql_analysis *a, mod_plan *m, int if_exists, int i
 
 /* ---- the statement's shape ---- */
 
+/*
+ * Which rows the statement writes, with Cassandra's checks in its order:
+ * StatementRestrictions (static-only statements take no clustering
+ * restriction; UPDATE and INSERT need the whole clustering key), then
+ * DeleteStatement's (a conditional DELETE without the full primary key may
+ * only touch statics), then the range-deletion rule of addUpdateForKey.
+ */
 static int finish_shape(cql_analysis *a, mod_plan *m)
 {
     const eng_table *t = m->t;
     int kind = m->stmt->kind;
-    int writes_regular = 0, writes_static = 0;
+    int writes_regular = 0, writes_static = 0, cond_regular = 0, cond_static = 0;
     for (int i = 0; i < m->n_ops; i++) {
         if (t->cols[m->ops[i].col].kind == ENG_COL_STATIC)
             writes_static = 1;
         else
             writes_regular = 1;
     }
-    int full_ck = m->n_ck_given == t->n_ck;
-    if (kind == CQL_S_DELETE && !m->n_ops) {
-        if (m->has_slice || (!full_ck && m->n_ck_given > 0))
-            return 0; /* range deletion */
-        if (t->n_ck == 0 || full_ck) {
-            m->delete_row = t->n_ck > 0;
-            m->delete_partition = t->n_ck == 0;
-        } else {
-            m->delete_partition = 1;
-        }
-        return 0;
+    for (int i = 0; i < m->n_conds; i++) {
+        if (t->cols[m->conds[i].col].kind == ENG_COL_STATIC)
+            cond_static = 1;
+        else
+            cond_regular = 1;
     }
-    if (m->has_slice)
-        return eng_errorf(a->err, ENG_E_INVALID, "Range deletions are not supported for specific "
-                                                 "columns");
-    m->static_only = writes_static && !writes_regular && !m->has_regular;
-    if (m->static_only && t->n_ck > 0) {
-        if (m->n_ck_given > 0 && kind != CQL_S_INSERT)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Invalid restrictions on clustering columns since the %s statement "
-                              "modifies only static columns",
-                              kind_name(kind));
-        if (kind == CQL_S_INSERT && m->n_ck_given > 0 && !full_ck)
-            return column_list(a, t, "Some clustering keys are missing: ", t->n_pk,
-                               t->n_pk + t->n_ck, m->keys);
-        if (kind == CQL_S_INSERT && full_ck)
-            m->static_only = 0; /* INSERT with the full key writes a row too */
-        return 0;
-    }
-    if (!full_ck) {
-        if (kind == CQL_S_DELETE)
+    int ck_restricted = m->n_ck_given > 0 || m->has_slice;
+    int full_ck = m->n_ck_given == t->n_ck && !m->has_slice;
+    /* ModificationStatement.appliesOnlyToStaticColumns */
+    int only_static = !writes_regular && !cond_regular && (writes_static || cond_static);
+    m->updates_regular = t->n_ck == 0 || ck_restricted;
+    m->updates_static = writes_static;
+    if (only_static && t->n_ck > 0 && ck_restricted && kind != CQL_S_INSERT)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Invalid restrictions on clustering columns since the %s statement "
+                          "modifies only static columns",
+                          kind_name(kind));
+    if (kind == CQL_S_DELETE) {
+        int conditional = m->n_conds || m->if_exists || m->if_not_exists;
+        if (conditional && !full_ck && writes_regular)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "DELETE statements must restrict all PRIMARY KEY columns with "
                               "equality relations in order to delete non static columns");
+        if (conditional && !full_ck && cond_regular)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "DELETE statements must restrict all PRIMARY KEY columns with "
+                              "equality relations in order to use IF condition on non static "
+                              "columns");
+        if (!m->n_ops) {
+            if (m->has_slice || (!full_ck && m->n_ck_given > 0))
+                return 0; /* range deletion */
+            m->delete_row = t->n_ck > 0 && full_ck;
+            m->delete_partition = !m->delete_row;
+            return 0;
+        }
+        if (!full_ck && writes_regular)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Range deletions are not supported for specific columns");
+        m->static_only = !full_ck;
+        return 0;
+    }
+    if (only_static && t->n_ck > 0 && !full_ck) {
+        if (kind == CQL_S_INSERT && m->n_ck_given > 0)
+            return column_list(a, t, "Some clustering keys are missing: ", t->n_pk,
+                               t->n_pk + t->n_ck, m->keys);
+        m->static_only = 1;
+        return 0;
+    }
+    if (!full_ck)
         return column_list(a, t, "Some clustering keys are missing: ", t->n_pk, t->n_pk + t->n_ck,
                            m->keys);
-    }
     return 0;
 }
 
@@ -705,7 +825,7 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
             else if (dt->field)
                 rc = field_op(a, m, col, dt->field, NULL, 1);
             else
-                rc = add_op(a, m, (mod_op){col, ENG_OP_DELETE, NULL, NULL, NULL, NULL, 0});
+                rc = add_op(a, m, (mod_op){col, ENG_OP_DELETE, NULL, NULL, NULL, NULL, 0, 0}, NULL);
         }
         if (!rc)
             rc = analyze_where(a, m, d->where, d->n_where);
@@ -715,15 +835,10 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
     if (!rc && st->kind != CQL_S_INSERT && t->is_counter && st->kind == CQL_S_UPDATE)
         for (int i = 0; i < m->n_ops; i++)
             if (m->ops[i].kind != ENG_OP_COUNTER_ADD)
-                return eng_errorf(a->err, ENG_E_INVALID, "Cannot mix counter and non counter "
-                                                         "operations");
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "Cannot mix counter and non counter operations");
     if (!rc)
         rc = finish_shape(a, m);
-    if (!rc && m->n_conds && m->stmt->kind == CQL_S_DELETE && m->n_ck_given < t->n_ck &&
-        m->has_regular)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "DELETE statements must restrict all PRIMARY KEY columns with equality "
-                          "relations in order to use IF condition on non static columns");
     if (rc)
         return rc;
     if (!a->plan->table)
@@ -748,13 +863,69 @@ typedef struct key_values {
     int n;
 } key_values;
 
+/*
+ * INSERT JSON: the value of every column of the table (in column order) from
+ * the object, copied into the execution arena; *out NULL for other statements.
+ */
+static int eval_json(cql_exec *x, const mod_plan *m, eng_val **out)
+{
+    *out = NULL;
+    if (!m->json)
+        return 0;
+    const eng_table *t = m->t;
+    eng_val doc;
+    int rc = cql_eval_val(x, m->json, &text_type, CQL_JSON_COLUMN, &doc);
+    if (rc)
+        return rc;
+    /* QueryOptions.getJsonColumnValue: a null object; an unset one reads as "". */
+    if (doc.len == ENG_NULL)
+        return eng_errorf(x->err, ENG_E_INVALID, "Got null for INSERT JSON values");
+    uint32_t n = t->n_cols;
+    cql_json_column *cols = eng_arena_alloc(&x->arena, (n ? n : 1) * sizeof *cols);
+    int *states = eng_arena_alloc(&x->arena, (n ? n : 1) * sizeof *states);
+    eng_val *vals = eng_arena_alloc(&x->arena, (n ? n : 1) * sizeof *vals);
+    eng_buf *bufs = eng_calloc(n ? n : 1, sizeof *bufs);
+    if (!cols || !states || !vals || !bufs) {
+        eng_free(bufs);
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        cols[i] = (cql_json_column){t->cols[i].name, t->cols[i].type};
+    rc = cql_json_insert_values(doc.len > 0 ? (const char *)doc.p : "",
+                                doc.len > 0 ? (size_t)doc.len : 0, cols, (int)n, m->json_unset,
+                                bufs, states, x->err);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        if (states[i] == CQL_VALUE_NULL) {
+            vals[i] = (eng_val){NULL, ENG_NULL};
+        } else if (states[i] == CQL_VALUE_UNSET) {
+            vals[i] = (eng_val){NULL, ENG_UNSET};
+        } else {
+            vals[i].p = eng_arena_memdup(&x->arena, bufs[i].p, bufs[i].len);
+            vals[i].len = (int32_t)bufs[i].len;
+            if (!vals[i].p || bufs[i].oom)
+                rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        eng_buf_free(&bufs[i]);
+    eng_free(bufs);
+    if (!rc)
+        *out = vals;
+    return rc;
+}
+
 /* The candidate values of one key column (several for IN), sorted and deduplicated. */
-static int eval_key(cql_exec *x, const mod_plan *m, int col, key_values *out)
+static int eval_key(cql_exec *x, const mod_plan *m, int col, const eng_val *json, key_values *out)
 {
     const key_rel *k = &m->keys[col];
     const eng_column *c = &m->t->cols[col];
     out->n = 0;
-    if (k->in_marker) {
+    if (k->from_json) {
+        out->vals = eng_arena_alloc(&x->arena, sizeof *out->vals);
+        if (!out->vals)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        out->vals[out->n++] = json[col];
+    } else if (k->in_marker) {
         eng_val list;
         const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
         int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
@@ -788,8 +959,8 @@ static int eval_key(cql_exec *x, const mod_plan *m, int col, key_values *out)
     }
     for (int i = 0; i < out->n; i++) {
         if (out->vals[i].len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for column %s",
-                              c->name);
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Invalid null value in condition for column %s", c->name);
         if (out->vals[i].len == ENG_UNSET)
             return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
     }
@@ -853,7 +1024,7 @@ static int eval_using(cql_exec *x, const mod_plan *m, int64_t *ts, int32_t *ttl)
     return 0;
 }
 
-static int eval_ops(cql_exec *x, const mod_plan *m, eng_cell_op **out)
+static int eval_ops(cql_exec *x, const mod_plan *m, const eng_val *json, eng_cell_op **out)
 {
     eng_cell_op *ops = eng_arena_alloc(&x->arena, (size_t)(m->n_ops ? m->n_ops : 1) * sizeof *ops);
     if (!ops)
@@ -871,6 +1042,8 @@ static int eval_ops(cql_exec *x, const mod_plan *m, eng_cell_op **out)
             rc = cql_eval_val(x, o->key, o->key_type, c->name, &e->key);
         if (!rc && o->value)
             rc = cql_eval_val(x, o->value, o->value_type, c->name, &e->value);
+        if (o->from_json)
+            e->value = json[o->col];
         if (rc)
             return rc;
         if (o->kind == ENG_OP_ELEM_SET && e->key.len == ENG_NULL)
@@ -939,6 +1112,12 @@ static uint32_t combinations(const key_values *kv, int from, int n)
     return total;
 }
 
+/*
+ * The statement's mutations, one per partition it names. Writes to static
+ * columns go to the partition's static row, once, whatever clustering the
+ * statement names (the engine keeps statics in their own row); the rest,
+ * the row marker and the row deletion go to each named clustering row.
+ */
 static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
 {
     const eng_table *t = m->t;
@@ -946,40 +1125,58 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
     key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys ? n_keys : 1) * sizeof *kv);
     if (!kv)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    int rc = 0;
+    eng_val *json = NULL;
+    int rc = eval_json(x, m, &json);
     for (int i = 0; !rc && i < t->n_pk + m->n_ck_given; i++)
-        rc = eval_key(x, m, i, &kv[i]);
+        rc = eval_key(x, m, i, json, &kv[i]);
     int64_t ts;
     int32_t ttl;
     eng_cell_op *ops = NULL;
     if (!rc)
         rc = eval_using(x, m, &ts, &ttl);
     if (!rc)
-        rc = eval_ops(x, m, &ops);
+        rc = eval_ops(x, m, json, &ops);
     if (rc)
         return rc;
+    /* Static and regular operations apart, each keeping the statement's order. */
+    eng_cell_op *split =
+        eng_arena_alloc(&x->arena, (size_t)(m->n_ops ? m->n_ops : 1) * sizeof *split);
+    if (!split)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    uint32_t n_static = 0, n_regular = 0;
+    for (int i = 0; i < m->n_ops; i++)
+        if (t->cols[ops[i].col].kind == ENG_COL_STATIC)
+            split[n_static++] = ops[i];
+    for (int i = 0; i < m->n_ops; i++)
+        if (t->cols[ops[i].col].kind != ENG_COL_STATIC)
+            split[n_static + n_regular++] = ops[i];
     /* A DELETE range: a clustering prefix and perhaps a slice on the next column. */
-    eng_slice *range = NULL;
-    int is_range = m->stmt->kind == CQL_S_DELETE && !m->n_ops && !m->delete_row &&
-                   !m->delete_partition;
+    int is_range =
+        m->stmt->kind == CQL_S_DELETE && !m->n_ops && !m->delete_row && !m->delete_partition;
+    /* Clustering rows are written unless the statement only touches the static row. */
+    int clustering_rows = !m->static_only && !m->delete_partition &&
+                          (is_range || n_regular || m->insert_marker || m->delete_row);
     uint32_t n_parts = combinations(kv, 0, t->n_pk);
-    uint32_t n_rows = combinations(kv, t->n_pk, m->n_ck_given);
-    if (n_parts * (uint64_t)n_rows > 65536)
+    uint32_t n_rows = clustering_rows ? combinations(kv, t->n_pk, m->n_ck_given) : 0;
+    if (n_parts * (uint64_t)(n_rows ? n_rows : 1) > 65536)
         return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
                           (unsigned long long)n_parts * n_rows);
     for (uint32_t p = 0; p < n_parts; p++) {
         eng_val *pk = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *pk);
-        eng_row_mut *rows = eng_arena_alloc(&x->arena, n_rows * sizeof *rows);
-        if (!pk || !rows)
+        eng_row_mut *rows = eng_arena_alloc(&x->arena, (n_rows + 1) * sizeof *rows);
+        eng_slice *range =
+            is_range ? eng_arena_alloc(&x->arena, (n_rows + 1) * sizeof *range) : NULL;
+        if (!pk || !rows || (is_range && !range))
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
         combination(kv, 0, t->n_pk, p, pk);
         eng_mutation mu = {t, pk, ts, ttl, (uint8_t)m->delete_partition, 0, NULL, 0, rows};
-        if (is_range) {
-            range = eng_arena_alloc(&x->arena, n_rows * sizeof *range);
-            if (!range)
-                return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        if (n_static) {
+            eng_row_mut *rm = &rows[mu.n_rows++];
+            memset(rm, 0, sizeof *rm);
+            rm->n_ops = n_static;
+            rm->ops = split;
         }
-        for (uint32_t r = 0; !m->delete_partition && r < n_rows; r++) {
+        for (uint32_t r = 0; r < n_rows; r++) {
             eng_val *ck = eng_arena_alloc(&x->arena, (size_t)(t->n_ck + 1) * sizeof *ck);
             if (!ck)
                 return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
@@ -1014,13 +1211,11 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
                 continue;
             }
             eng_row_mut *rm = &rows[mu.n_rows++];
-            rm->ck = m->static_only ? NULL : ck;
-            rm->insert_marker = (uint8_t)(m->insert_marker && !m->static_only);
+            rm->ck = ck;
+            rm->insert_marker = (uint8_t)m->insert_marker;
             rm->delete_row = (uint8_t)m->delete_row;
-            rm->n_ops = (uint32_t)m->n_ops;
-            rm->ops = ops;
-            if (m->static_only)
-                break; /* one static row per partition */
+            rm->n_ops = n_regular;
+            rm->ops = split + n_static;
         }
         mu.range_dels = range;
         if ((rc = push_mutation(x, out, &mu)))
@@ -1033,7 +1228,8 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
 
 static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
 {
-    eng_condition *c = eng_arena_alloc(&x->arena, (size_t)(m->n_conds ? m->n_conds : 1) * sizeof *c);
+    eng_condition *c =
+        eng_arena_alloc(&x->arena, (size_t)(m->n_conds ? m->n_conds : 1) * sizeof *c);
     if (!c)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     for (int i = 0; i < m->n_conds; i++) {
@@ -1082,62 +1278,192 @@ static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
     return 0;
 }
 
-/* Result columns when not applied (facts §5.3). */
-typedef struct lwt_shape {
-    int *cols;
-    int n;
-} lwt_shape;
+/*
+ * The rows a CAS checks, as CQL3CasRequest keeps them: per clustering row
+ * the regular-column conditions or an IF EXISTS / IF NOT EXISTS, and on the
+ * static row the static-column conditions (or the EXISTS forms of a
+ * statement that names no clustering). Built statement by statement, while
+ * each statement's bound values are at hand.
+ */
+enum { CAS_COLUMNS = 0, CAS_EXISTS = 1, CAS_NOT_EXISTS = 2, CAS_PROBE = 3 };
 
-static int add_shape_col(lwt_shape *s, int col)
+typedef struct cas_builder {
+    eng_cas_row *rows;
+    uint8_t *kinds; /* per row: CAS_* */
+    uint32_t n, cap;
+    const eng_val *pk; /* the partition (of the first conditional statement) */
+} cas_builder;
+
+static int cas_begin(cql_exec *x, cas_builder *b, int n_stmts)
 {
-    for (int i = 0; i < s->n; i++)
-        if (s->cols[i] == col)
-            return 0;
-    s->cols[s->n++] = col;
+    memset(b, 0, sizeof *b);
+    b->cap = (uint32_t)n_stmts * 2 + 1;
+    b->rows = eng_arena_alloc(&x->arena, b->cap * sizeof *b->rows);
+    b->kinds = eng_arena_alloc(&x->arena, b->cap);
+    if (!b->rows || !b->kinds)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     return 0;
 }
 
-static void shape_for(const mod_plan *const *ms, int n, int batch, const eng_table *t, lwt_shape *s)
+static int same_row(const eng_table *t, const eng_val *a, const eng_val *b)
 {
-    int star = 0;
-    for (int i = 0; i < n; i++)
-        star |= ms[i]->if_exists || ms[i]->if_not_exists;
-    if (star) {
-        for (uint32_t c = 0; c < t->n_cols; c++)
-            s->cols[s->n++] = (int)c;
-        return;
+    if (!a || !b)
+        return a == b;
+    for (int i = 0; i < t->n_ck; i++)
+        if (a[i].len != b[i].len || (a[i].len > 0 && memcmp(a[i].p, b[i].p, (size_t)a[i].len)))
+            return 0;
+    return 1;
+}
+
+/* One row's condition, refusing the mixes CQL3CasRequest refuses on the same row. */
+static int cas_add(cql_exec *x, cas_builder *b, const eng_table *t, const eng_val *ck, int kind,
+                   const eng_condition *conds, uint32_t n_conds)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (b->kinds[i] == CAS_PROBE || !same_row(t, b->rows[i].ck, ck))
+            continue;
+        int prev = b->kinds[i];
+        if (kind != CAS_COLUMNS && prev == kind)
+            return 0; /* the same EXISTS form twice (a batch): one is enough */
+        if (kind != CAS_COLUMNS && prev != CAS_COLUMNS)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row");
+        if (kind != CAS_COLUMNS)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Cannot mix IF conditions and IF %sEXISTS for the same row",
+                              kind == CAS_NOT_EXISTS ? "NOT " : "");
+        if (prev != CAS_COLUMNS)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Cannot mix IF conditions and IF NOT EXISTS for the same row");
     }
+    if (b->n == b->cap)
+        return eng_errorf(x->err, ENG_E_SERVER, "too many conditional rows");
+    eng_cas_row *r = &b->rows[b->n];
+    memset(r, 0, sizeof *r);
+    r->ck = ck;
+    r->if_exists = kind == CAS_EXISTS;
+    r->if_not_exists = kind == CAS_NOT_EXISTS;
+    r->conds = conds;
+    r->n_conds = n_conds;
+    b->kinds[b->n++] = (uint8_t)kind;
+    return 0;
+}
+
+static int is_conditional(const mod_plan *m)
+{
+    return m->n_conds || m->if_exists || m->if_not_exists;
+}
+
+/* The conditions of one statement (evaluated with its bound values). */
+static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
+{
+    if (!is_conditional(m))
+        return 0;
+    const eng_table *t = m->t;
+    int n_keys = t->n_pk + t->n_ck;
+    key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *kv);
+    eng_val *key = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *key);
+    if (!kv || !key)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    eng_val *json = NULL;
+    int rc = eval_json(x, m, &json);
+    for (int k = 0; !rc && k < t->n_pk + m->n_ck_given; k++) {
+        rc = eval_key(x, m, k, json, &kv[k]);
+        if (!rc && kv[k].n != 1) /* IN ? with a list of several values */
+            rc = eng_errorf(x->err, ENG_E_INVALID,
+                            "IN on the clustering key columns is not supported with conditional %s",
+                            m->stmt->kind == CQL_S_DELETE ? "deletions" : "updates");
+    }
+    if (rc)
+        return rc;
+    combination(kv, 0, t->n_pk + m->n_ck_given, 0, key);
+    if (!b->pk)
+        b->pk = key;
+    eng_condition *conds = NULL;
+    if ((rc = eval_conditions(x, m, &conds)))
+        return rc;
+    /* Regular-column conditions first, then the static ones (ColumnConditions). */
+    eng_condition *sorted = eng_arena_alloc(&x->arena, (size_t)(m->n_conds + 1) * sizeof *sorted);
+    if (!sorted)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    uint32_t n_regular = 0, n_static = 0;
+    for (int i = 0; i < m->n_conds; i++)
+        if (t->cols[conds[i].col].kind != ENG_COL_STATIC)
+            sorted[n_regular++] = conds[i];
+    for (int i = 0; i < m->n_conds; i++)
+        if (t->cols[conds[i].col].kind == ENG_COL_STATIC)
+            sorted[n_regular + n_static++] = conds[i];
+    int kind = m->if_exists ? CAS_EXISTS : m->if_not_exists ? CAS_NOT_EXISTS : CAS_COLUMNS;
+    if (m->static_only || m->n_ck_given < t->n_ck) /* no clustering named: the static row */
+        return cas_add(x, b, t, NULL, kind, sorted, (uint32_t)m->n_conds);
+    if ((n_regular || kind != CAS_COLUMNS) &&
+        (rc = cas_add(x, b, t, key + t->n_pk, kind, sorted, n_regular)))
+        return rc;
+    if (n_static)
+        rc = cas_add(x, b, t, NULL, CAS_COLUMNS, sorted + n_regular, n_static);
+    return rc;
+}
+
+/*
+ * Shape of the result when not applied (facts §5.3, buildCasFailureResultSet):
+ * every column (SELECT * order) if any statement has IF [NOT] EXISTS; else,
+ * for a batch, the primary key columns, then each statement's condition
+ * columns, regular ones before static ones, without repeats.
+ */
+static int shape_columns(const mod_plan *const *ms, int n, int batch, const eng_table *t, int *cols)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (ms[i]->if_exists || ms[i]->if_not_exists) {
+            for (uint32_t c = 0; c < t->n_cols; c++)
+                cols[k++] = (int)c;
+            return k;
+        }
     if (batch)
         for (int c = 0; c < t->n_pk + t->n_ck; c++)
-            add_shape_col(s, c);
-    /* Regular-column conditions first, then static ones, each in IF order. */
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++)
+            cols[k++] = c;
+    for (int i = 0; i < n; i++)
+        for (int pass = 0; pass < 2; pass++)
             for (int j = 0; j < ms[i]->n_conds; j++) {
                 int col = ms[i]->conds[j].col;
-                int is_static = t->cols[col].kind == ENG_COL_STATIC;
-                if (is_static == pass)
-                    add_shape_col(s, col);
+                if ((t->cols[col].kind == ENG_COL_STATIC) != pass)
+                    continue;
+                int seen = 0;
+                for (int q = 0; q < k && !seen; q++)
+                    seen = cols[q] == col;
+                if (!seen)
+                    cols[k++] = col;
             }
+    return k;
 }
 
 typedef struct lwt_ctx {
     cql_exec *x;
     const eng_table *t;
-    lwt_shape shape;
+    int *cols; /* result columns after [applied] (table column indexes) */
+    int n_cols;
+    uint8_t *read; /* per table column: read by the check (CQL3CasRequest.columnsToRead) */
+    const eng_cas_row *rows;
+    uint32_t n_rows;
+    int named_rows;   /* some row condition names a clustering: only those rows are read */
+    eng_val *vals;    /* one result row */
+    eng_val *statics; /* per table column: the static row's values */
+    int statics_seen;
+    int static_content; /* some read static column has a value */
     int columns_set;
+    uint32_t added;
 } lwt_ctx;
 
 static int lwt_columns(lwt_ctx *c, int with_values)
 {
     cql_result *r = c->x->result;
-    uint32_t n = with_values ? (uint32_t)c->shape.n + 1 : 1;
+    uint32_t n = with_values ? (uint32_t)c->n_cols + 1 : 1;
     cql_column_spec *cols = eng_arena_alloc(&c->x->arena, n * sizeof *cols);
     if (!cols)
         return ENG_E_NOMEM;
     cols[0] = (cql_column_spec){c->t->ks, c->t->name, "[applied]", cql_boolean_type()};
     for (uint32_t i = 1; i < n; i++) {
-        const eng_column *col = &c->t->cols[c->shape.cols[i - 1]];
+        const eng_column *col = &c->t->cols[c->cols[i - 1]];
         cols[i] = (cql_column_spec){c->t->ks, c->t->name, col->name, col->type};
     }
     r->kind = CQL_RESULT_ROWS;
@@ -1145,80 +1471,150 @@ static int lwt_columns(lwt_ctx *c, int with_values)
     return cql_result_set_columns(r, cols, n);
 }
 
+static int lwt_add(lwt_ctx *c)
+{
+    static const uint8_t no = 0;
+    if (!c->columns_set && lwt_columns(c, 1))
+        return ENG_E_NOMEM;
+    c->vals[0] = (eng_val){&no, 1};
+    c->added++;
+    return cql_result_add_row(c->x->result, c->vals) ? ENG_E_NOMEM : 0;
+}
+
+/* Is the row of this view one the row conditions name? */
+static int lwt_named(lwt_ctx *c, const eng_row_view *v, int *named)
+{
+    const eng_val *ck;
+    int rc = eng_view_clustering(v, &ck, c->x->err);
+    *named = 0;
+    for (uint32_t i = 0; !rc && i < c->n_rows && !*named; i++)
+        *named = c->rows[i].ck && same_row(c->t, c->rows[i].ck, ck);
+    return rc;
+}
+
+/*
+ * The engine's callback with the current rows when not applied: the rows
+ * the check read, processed as SelectStatement.processPartition does — each
+ * live row with its statics; the static row's values kept for a partition
+ * where no such row exists. Columns not read show null.
+ */
 static int lwt_row(void *ctx, const eng_row_view *v)
 {
     lwt_ctx *c = ctx;
-    if (!c->columns_set && lwt_columns(c, 1))
-        return -ENG_E_NOMEM;
-    eng_val vals[1 + 1024];
-    static const uint8_t no = 0;
-    vals[0] = (eng_val){&no, 1};
-    for (int i = 0; i < c->shape.n && i < 1024; i++) {
-        int rc = eng_view_column(v, (uint16_t)c->shape.cols[i], &vals[i + 1], NULL, NULL,
-                                 c->x->err);
-        if (rc)
+    const eng_table *t = c->t;
+    int rc = 0;
+    if (!c->statics_seen) {
+        c->statics_seen = 1;
+        for (uint32_t i = 0; !rc && i < t->n_cols; i++) {
+            c->statics[i] = (eng_val){NULL, ENG_NULL};
+            if (t->cols[i].kind != ENG_COL_STATIC || !c->read[i])
+                continue;
+            eng_val s;
+            rc = eng_view_column(v, (uint16_t)i, &s, NULL, NULL, c->x->err);
+            if (!rc && s.len >= 0) {
+                c->statics[i].p = eng_arena_memdup(&c->x->arena, s.p, (size_t)s.len);
+                c->statics[i].len = s.len;
+                c->static_content = 1;
+                if (!c->statics[i].p)
+                    rc = ENG_E_NOMEM;
+            }
+        }
+    }
+    if (rc)
+        return -rc;
+    if (!v->row)
+        return 0; /* the static row alone */
+    if (c->named_rows) {
+        int named;
+        if ((rc = lwt_named(c, v, &named)))
+            return -rc;
+        if (!named)
+            return 0; /* a first live row read for the static row only */
+    }
+    for (int i = 0; i < c->n_cols; i++) {
+        int col = c->cols[i];
+        c->vals[i + 1] = (eng_val){NULL, ENG_NULL};
+        if (c->read[col] &&
+            (rc = eng_view_column(v, (uint16_t)col, &c->vals[i + 1], NULL, NULL, c->x->err)))
             return -rc;
     }
-    return cql_result_add_row(c->x->result, vals) ? -ENG_E_NOMEM : 0;
+    return (rc = lwt_add(c)) ? -rc : 0;
 }
 
-static int run_cas(cql_exec *x, const mod_plan *const *ms, int n, mut_list *muts, int batch)
+/*
+ * Runs the conditional statements ms (one, or a batch's members) whose
+ * conditions are in b and whose writes are muts, and shapes the result.
+ */
+static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n, mut_list *muts,
+                   int batch)
 {
     const eng_table *t = ms[0]->t;
-    eng_cas_row *rows = eng_arena_alloc(&x->arena, (size_t)n * sizeof *rows);
-    if (!rows)
+    if (!b->pk)
+        return eng_errorf(x->err, ENG_E_SERVER, "conditional statement without a condition");
+    lwt_ctx c;
+    memset(&c, 0, sizeof c);
+    c.x = x;
+    c.t = t;
+    c.cols = eng_arena_alloc(&x->arena, (t->n_cols + 1) * sizeof *c.cols * 2);
+    c.read = eng_arena_alloc(&x->arena, t->n_cols + 1);
+    c.vals = eng_arena_alloc(&x->arena, (t->n_cols * 2 + 2) * sizeof *c.vals);
+    c.statics = eng_arena_alloc(&x->arena, (t->n_cols + 1) * sizeof *c.statics);
+    if (!c.cols || !c.read || !c.vals || !c.statics)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    uint32_t n_rows = 0;
-    const eng_val *pk = NULL;
+    c.n_cols = shape_columns(ms, n, batch, t, c.cols);
+    /* CQL3CasRequest.columnsToRead: all regulars if some statement writes regular rows, all
+       statics if a conditional one writes the static row, and the condition columns. */
+    int updates_regular = 0, updates_static = 0;
     for (int i = 0; i < n; i++) {
-        const mod_plan *m = ms[i];
-        if (!m->n_conds && !m->if_exists && !m->if_not_exists)
-            continue;
-        key_values *kv = eng_arena_alloc(&x->arena, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *kv);
-        if (!kv)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        int rc = 0;
-        for (int k = 0; !rc && k < t->n_pk + m->n_ck_given; k++)
-            rc = eval_key(x, m, k, &kv[k]);
+        updates_regular |= ms[i]->updates_regular;
+        if (is_conditional(ms[i]))
+            updates_static |= ms[i]->updates_static;
+    }
+    for (uint32_t i = 0; i < t->n_cols; i++)
+        c.read[i] = t->cols[i].kind == ENG_COL_STATIC    ? (uint8_t)updates_static
+                    : t->cols[i].kind == ENG_COL_REGULAR ? (uint8_t)updates_regular
+                                                         : 1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < ms[i]->n_conds; j++)
+            c.read[ms[i]->conds[j].col] = 1;
+    /* With rows named, those rows are read (and the static row if a static column is read);
+       with none, the first live row of the partition and the static row. */
+    int has_static_row = 0, reads_statics = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        c.named_rows |= b->rows[i].ck != NULL;
+        has_static_row |= b->rows[i].ck == NULL;
+    }
+    for (uint32_t i = 0; i < t->n_cols; i++)
+        reads_statics |= t->cols[i].kind == ENG_COL_STATIC && c.read[i];
+    if (reads_statics && !has_static_row) {
+        /* No condition on the static row: one without any, so that its values come back. */
+        int rc = cas_add(x, b, t, NULL, CAS_PROBE, NULL, 0);
         if (rc)
             return rc;
-        eng_val *key = eng_arena_alloc(&x->arena, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *key);
-        if (!key)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        combination(kv, 0, t->n_pk + m->n_ck_given, 0, key);
-        if (!pk)
-            pk = key;
-        eng_cas_row *r = &rows[n_rows++];
-        memset(r, 0, sizeof *r);
-        /* Statics-only conditions and writes look at the static row. */
-        r->ck = (m->static_only || m->n_ck_given < t->n_ck) ? NULL : key + t->n_pk;
-        r->if_exists = (uint8_t)m->if_exists;
-        r->if_not_exists = (uint8_t)m->if_not_exists;
-        eng_condition *conds = NULL;
-        if ((rc = eval_conditions(x, m, &conds)))
-            return rc;
-        r->conds = conds;
-        r->n_conds = (uint32_t)m->n_conds;
     }
-    if (!pk)
-        return eng_errorf(x->err, ENG_E_SERVER, "conditional statement without a condition");
-    lwt_ctx ctx = {x, t, {NULL, 0}, 0};
-    ctx.shape.cols = eng_arena_alloc(&x->arena, (t->n_cols + 1) * sizeof(int) * 4);
-    if (!ctx.shape.cols)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    shape_for(ms, n, batch, t, &ctx.shape);
-    eng_cas cas = {t, pk, n_rows, rows, muts->n, muts->v};
+    c.rows = b->rows;
+    c.n_rows = b->n;
+    eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v};
     int applied = 0;
-    int rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &ctx, x->err);
+    int rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
     if (rc)
         return rc;
-    if (!ctx.columns_set) {
-        /* Applied, or nothing found: a single [applied] column. */
-        if (lwt_columns(&ctx, 0))
+    if (!applied && !c.added && c.static_content) {
+        /* A partition without the rows read but with static content: one row of its statics. */
+        for (int i = 0; i < c.n_cols; i++) {
+            const eng_column *col = &t->cols[c.cols[i]];
+            c.vals[i + 1] = col->kind == ENG_COL_PARTITION ? b->pk[col->position]
+                            : col->kind == ENG_COL_STATIC  ? c.statics[c.cols[i]]
+                                                           : (eng_val){NULL, ENG_NULL};
+        }
+        if (lwt_add(&c))
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    }
+    if (!c.added) {
+        /* Applied, or nothing found: a single [applied] column. */
         static const uint8_t yes = 1, no = 0;
         eng_val v = {applied ? &yes : &no, 1};
-        if (cql_result_add_row(x->result, &v))
+        if (lwt_columns(&c, 0) || cql_result_add_row(x->result, &v))
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     }
     return 0;
@@ -1229,11 +1625,12 @@ int cql_exec_modification(cql_exec *x)
     const mod_plan *m = x->plan->detail;
     mut_list muts = {NULL, 0, 0};
     int rc = build_mutations(x, m, &muts);
-    if (rc)
+    if (rc || !is_conditional(m))
+        return rc ? rc : eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
+    cas_builder b;
+    if ((rc = cas_begin(x, &b, 1)) || (rc = cas_add_statement(x, &b, m)))
         return rc;
-    if (m->n_conds || m->if_exists || m->if_not_exists)
-        return run_cas(x, &m, 1, &muts, 0);
-    return eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
+    return run_cas(x, &b, &m, 1, &muts, 0);
 }
 
 /* ---- BATCH ---- */
@@ -1255,49 +1652,69 @@ int cql_analyze_batch(cql_analysis *a)
     if (!bp->members)
         return ENG_E_NOMEM;
     if (b->using.ttl)
-        return eng_errorf(a->err, ENG_E_INVALID, "Global TTL on the BATCH statement is not supported.");
-    int has_counter = 0, has_regular = 0;
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Global TTL on the BATCH statement is not supported.");
+    int has_counter = 0, has_regular = 0, member_ts = 0;
     for (int i = 0; i < b->n_stmts; i++) {
         int rc = analyze_one(a, b->stmts[i], &bp->members[i]);
         if (rc)
             return rc;
         const mod_plan *m = bp->members[i];
-        if (b->using.timestamp && m->ts)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Timestamp must be set either on BATCH or individual statements");
+        member_ts |= m->ts != NULL;
         if (m->t->is_counter)
             has_counter = 1;
         else
             has_regular = 1;
-        if (m->n_conds || m->if_exists || m->if_not_exists)
+        if (is_conditional(m))
             bp->conditional = 1;
     }
     bp->n = b->n_stmts;
+    /* BatchStatement.validate, in its order. */
+    if (b->using.timestamp && bp->conditional)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot provide custom timestamp for conditional BATCH");
+    if (b->using.timestamp && b->kind == CQL_BATCH_COUNTER)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot provide custom timestamp for counter BATCH");
+    if (b->using.timestamp && member_ts)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Timestamp must be set either on BATCH or individual statements");
+    if (b->using.timestamp && has_counter)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot provide custom timestamp for a BATCH containing counters");
+    if (b->kind == CQL_BATCH_COUNTER && has_regular)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot include non-counter statement in a counter batch");
     if (has_counter && has_regular)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Counter and non-counter mutations cannot exist in the same batch");
     if (b->kind == CQL_BATCH_LOGGED && has_counter)
-        return eng_errorf(a->err, ENG_E_INVALID, "Cannot include a counter statement in a logged batch");
-    if (b->kind == CQL_BATCH_COUNTER && has_regular)
         return eng_errorf(a->err, ENG_E_INVALID,
-                          "Cannot include non-counter statement in a counter batch");
-    if (has_counter && b->using.timestamp)
-        return eng_errorf(a->err, ENG_E_INVALID, "Cannot provide custom timestamp for counter BATCH");
-    if (bp->conditional) {
-        if (b->using.timestamp)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Cannot provide custom timestamp for conditional BATCH");
+                          "Cannot include a counter statement in a logged batch");
+    if (bp->conditional)
         for (int i = 1; i < bp->n; i++)
             if (memcmp(bp->members[i]->t->id, bp->members[0]->t->id, 16) != 0)
                 return eng_errorf(a->err, ENG_E_INVALID,
                                   "Batch with conditions cannot span multiple tables");
-    }
     if (b->using.timestamp) {
         int rc = cql_bind_term(a, b->using.timestamp, &bigint_type, NULL, NULL, "[timestamp]");
         if (rc)
             return rc;
     }
     a->plan->detail = bp;
+    return 0;
+}
+
+/* A conditional batch writes one partition (compared on the serialized key). */
+static int one_partition(cql_exec *x, const mut_list *muts)
+{
+    for (uint32_t i = 1; i < muts->n; i++)
+        for (uint16_t k = 0; k < muts->v[0].table->n_pk; k++) {
+            eng_val p = muts->v[0].pk[k], q = muts->v[i].pk[k];
+            if (p.len != q.len || (p.len > 0 && memcmp(p.p, q.p, (size_t)p.len)))
+                return eng_errorf(x->err, ENG_E_INVALID,
+                                  "Batch with conditions cannot span multiple partitions");
+        }
     return 0;
 }
 
@@ -1317,19 +1734,16 @@ int cql_exec_batch_stmt(cql_exec *x)
     const cql_exec_options *saved = x->opts;
     x->opts = &o;
     mut_list muts = {NULL, 0, 0};
-    int rc = 0;
-    for (int i = 0; !rc && i < bp->n; i++)
+    cas_builder cb;
+    int rc = bp->conditional ? cas_begin(x, &cb, bp->n) : 0;
+    for (int i = 0; !rc && i < bp->n; i++) {
         rc = build_mutations(x, bp->members[i], &muts);
+        if (!rc && bp->conditional)
+            rc = cas_add_statement(x, &cb, bp->members[i]);
+    }
     if (!rc && bp->conditional) {
-        for (uint32_t i = 1; !rc && i < muts.n; i++)
-            for (uint16_t k = 0; k < muts.v[0].table->n_pk; k++) {
-                eng_val p = muts.v[0].pk[k], q = muts.v[i].pk[k];
-                if (p.len != q.len || (p.len > 0 && memcmp(p.p, q.p, (size_t)p.len)))
-                    rc = eng_errorf(x->err, ENG_E_INVALID,
-                                    "Batch with conditions cannot span multiple partitions");
-            }
-        if (!rc)
-            rc = run_cas(x, (const mod_plan *const *)bp->members, bp->n, &muts, 1);
+        if (!(rc = one_partition(x, &muts)))
+            rc = run_cas(x, &cb, (const mod_plan *const *)bp->members, bp->n, &muts, 1);
     } else if (!rc) {
         rc = eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
     }
@@ -1372,20 +1786,29 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         if ((rc = cql_plan_for(stmts[i], &plans[i], err)))
             break;
         members[i] = plans[i]->detail;
-        conditional |= members[i]->n_conds || members[i]->if_exists || members[i]->if_not_exists;
+        conditional |= is_conditional(members[i]);
         if (members[i]->t->is_counter)
             counters = 1;
         else
             regular = 1;
     }
-    if (!rc && counters && regular)
+    /* BatchStatement.validate, in its order. */
+    if (!rc && kind == CQL_BATCH_COUNTER && regular)
+        rc = eng_errorf(err, ENG_E_INVALID,
+                        "Cannot include non-counter statement in a counter batch");
+    else if (!rc && counters && regular)
         rc = eng_errorf(err, ENG_E_INVALID,
                         "Counter and non-counter mutations cannot exist in the same batch");
     else if (!rc && kind == CQL_BATCH_LOGGED && counters)
         rc = eng_errorf(err, ENG_E_INVALID, "Cannot include a counter statement in a logged batch");
-    else if (!rc && kind == CQL_BATCH_COUNTER && regular)
-        rc = eng_errorf(err, ENG_E_INVALID, "Cannot include non-counter statement in a counter batch");
+    for (uint32_t i = 1; !rc && conditional && i < n; i++)
+        if (memcmp(members[i]->t->id, members[0]->t->id, 16) != 0)
+            rc =
+                eng_errorf(err, ENG_E_INVALID, "Batch with conditions cannot span multiple tables");
     mut_list muts = {NULL, 0, 0};
+    cas_builder cb;
+    if (!rc && conditional)
+        rc = cas_begin(&x, &cb, (int)n);
     for (uint32_t i = 0; !rc && i < n; i++) {
         cql_exec_options o = options[i];
         if (timestamp != ENG_TS_NONE)
@@ -1394,12 +1817,13 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         x.plan = plans[i];
         x.stmt = stmts[i]->stmt;
         rc = build_mutations(&x, members[i], &muts);
+        if (!rc && conditional)
+            rc = cas_add_statement(&x, &cb, members[i]);
         x.opts = NULL;
     }
     if (!rc && conditional) {
-        x.opts = &options[0];
-        x.plan = plans[0];
-        rc = run_cas(&x, members, (int)n, &muts, 1);
+        if (!(rc = one_partition(&x, &muts)))
+            rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
     } else if (!rc) {
         rc = eng_apply(s->db, muts.v, muts.n, NULL, err);
     }
