@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec_int.h"
 #include "literal.h"
@@ -233,6 +234,10 @@ int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_t
 int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, const char *ks,
                   const char *table, const char *receiver)
 {
+    if (term->kind == CQL_T_FUNCTION && !strcasecmp(term->name, "tojson"))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "toJson() may only be used within the selection clause of SELECT "
+                          "statements");
     if (term->kind == CQL_T_FUNCTION) {
         /* Markers in a function's argument take its parameter type (FunctionCall.Raw). */
         const eng_type *arg, *ret;

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "exec_int.h"
+#include "json.h"
 #include "literal.h"
 
 enum fn_id {
@@ -195,6 +196,11 @@ int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_t
 /* Types of a function call's (single) argument and result, for bind markers. */
 int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret)
 {
+    if (!strcasecmp(fn->name, "fromjson") || !strcasecmp(fn->name, "tojson")) {
+        *arg = scalar(ENG_TEXT);
+        *ret = NULL;
+        return 0;
+    }
     fn_def f;
     if (!lookup(fn, &f))
         return -1;
@@ -302,9 +308,39 @@ static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg,
     }
 }
 
+/* fromJson(text) takes the type of what it is assigned to (FromJsonFct). */
+static int call_from_json(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
+                          int *state)
+{
+    if (fn->n_items != 1)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "fromJson() requires exactly 1 argument, but %d were provided",
+                          fn->n_items);
+    if (!want)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "fromJson() cannot be used in the selection clause of a SELECT statement");
+    eng_buf json = ENG_BUF_INIT;
+    int st;
+    int rc = cql_eval_term(x, fn->items[0], scalar(ENG_TEXT), "fromjson", &json, &st);
+    if (!rc && st != CQL_VALUE)
+        *state = CQL_VALUE_NULL;
+    else if (!rc)
+        rc = cql_json_from_json(want, (const char *)json.p, json.len, out, state, x->err);
+    eng_buf_free(&json);
+    return rc;
+}
+
 static int call_function(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
                          int *state)
 {
+    if (!fn->ks || !strcmp(fn->ks, "system")) {
+        if (!strcasecmp(fn->name, "fromjson"))
+            return call_from_json(x, fn, want, out, state);
+        if (!strcasecmp(fn->name, "tojson"))
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "toJson() may only be used within the selection clause of SELECT "
+                              "statements");
+    }
     fn_def f;
     if (!lookup(fn, &f))
         return eng_errorf(x->err, ENG_E_INVALID, "Unknown function %s%s%s", fn->ks ? fn->ks : "",

@@ -226,6 +226,9 @@ static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *f
         arg_kind = sel->arg->type->kind;
     }
     int rc;
+    if (!strcasecmp(fn->name, "fromjson"))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "fromJson() cannot be used in the selection clause of a SELECT statement");
     if (!strcasecmp(fn->name, "tojson")) {
         if (!sel->arg)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -831,6 +834,17 @@ static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *
     const eng_table *t = sp->t;
     if (!s->distinct)
         return 0;
+    for (int i = t->n_pk; i < t->n_pk + t->n_ck; i++)
+        if (sp->rels[i].given)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT with WHERE clause only supports restriction by "
+                              "partition key and/or static columns.");
+    for (int i = 0; i < sp->n_filters; i++)
+        if (t->cols[sp->filters[i].col].kind != ENG_COL_STATIC &&
+            t->cols[sp->filters[i].col].kind != ENG_COL_PARTITION)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT with WHERE clause only supports restriction by "
+                              "partition key and/or static columns.");
     if (s->per_partition_limit)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
