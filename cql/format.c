@@ -328,6 +328,7 @@ typedef struct error_kind {
 static const error_kind error_kinds[] = {
     {0x0000, "ServerError", NULL},
     {0x1100, "WriteTimeout", "Coordinator node timed out waiting for replica nodes' responses"},
+    {0x1400, "FunctionFailure", "User Defined Function failure"},
     {0x1500, "WriteFailure", "Replica(s) failed to execute write"},
     {0x2000, "SyntaxException", NULL},
     {0x2100, "Unauthorized", "Unauthorized"},

@@ -192,6 +192,20 @@ static int analyze_function_selector(cql_analysis *a, const eng_table *t, const 
     if (agg) {
         if ((rc = column_arg(a, t, fn, &s->col)))
             return rc;
+        int k = t->cols[s->col].type->kind;
+        int numeric = k == ENG_TINYINT || k == ENG_SMALLINT || k == ENG_INT || k == ENG_BIGINT ||
+                      k == ENG_VARINT || k == ENG_DECIMAL || k == ENG_FLOAT || k == ENG_DOUBLE ||
+                      k == ENG_COUNTER;
+        if ((agg == AGG_SUM || agg == AGG_AVG) && !numeric) {
+            eng_buf tb = ENG_BUF_INIT;
+            eng_type_to_cql(t->cols[s->col].type, &tb);
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "Invalid call to function %s, none of its type signatures match "
+                            "(argument %s of type %s)",
+                            f, t->cols[s->col].name, eng_buf_cstr(&tb) ? (char *)tb.p : "?");
+            eng_buf_free(&tb);
+            return rc;
+        }
         s->kind = SEL_AGG;
         s->agg = agg;
         s->type = agg == AGG_COUNT ? &bigint_type : t->cols[s->col].type;
