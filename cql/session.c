@@ -339,13 +339,23 @@ int cql_result_set_columns(cql_result *r, const cql_column_spec *cols, uint32_t 
  */
 int cql_result_add_row(cql_result *r, const eng_val *vals)
 {
-    for (uint32_t i = 0; i < r->n_cols; i++) {
-        eng_buf_put_be32(&r->data, (uint32_t)vals[i].len);
-        if (vals[i].len > 0)
-            eng_buf_put(&r->data, vals[i].p, (size_t)vals[i].len);
-    }
-    if (r->data.oom)
+    size_t need = 0;
+    for (uint32_t i = 0; i < r->n_cols; i++)
+        need += 4 + (vals[i].len > 0 ? (size_t)vals[i].len : 0);
+    /* One reservation per row; a page of rows usually fits in the first 8 KiB. */
+    if (r->data.len + need + 1 > r->data.cap &&
+        eng_buf_reserve(&r->data, need > 8192 ? need : 8192))
         return ENG_E_NOMEM;
+    uint8_t *p = r->data.p + r->data.len;
+    for (uint32_t i = 0; i < r->n_cols; i++) {
+        eng_put_be32(p, (uint32_t)vals[i].len);
+        p += 4;
+        if (vals[i].len > 0) {
+            memcpy(p, vals[i].p, (size_t)vals[i].len);
+            p += vals[i].len;
+        }
+    }
+    r->data.len += need;
     r->n_rows++;
     return 0;
 }
@@ -395,6 +405,18 @@ int cql_eval_term(cql_exec *x, const cql_term *term, const eng_type *type, const
 int cql_eval_val(cql_exec *x, const cql_term *term, const eng_type *type, const char *receiver,
                  eng_val *out)
 {
+    /*
+     * A bound value of a scalar type is used where it is: the caller's buffer outlives the
+     * execution. Only validation is needed (collections still go through canonicalization).
+     */
+    if (term->kind == CQL_T_BIND && type && type->kind < ENG_LIST && term->bind_index >= 0 &&
+        (uint32_t)term->bind_index < x->opts->n_values) {
+        eng_val v = x->opts->values[term->bind_index];
+        if (v.len >= 0 && eng_type_validate(type, v.p, (size_t)v.len, x->err))
+            return x->err->code;
+        *out = v.len < ENG_UNSET ? (eng_val){NULL, ENG_NULL} : v;
+        return 0;
+    }
     eng_buf b = ENG_BUF_INIT;
     int state;
     int rc = cql_eval_term(x, term, type, receiver, &b, &state);

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -1540,6 +1541,15 @@ static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uin
     *out = 0;
     if (!t)
         return 0;
+    if (t->kind == CQL_T_INTEGER) {
+        /* A literal limit needs no conversion machinery on every execution. */
+        char *end;
+        long long n = strtoll(t->text, &end, 10);
+        if (*end == 0 && n > 0 && n <= INT32_MAX) {
+            *out = (uint32_t)n;
+            return 0;
+        }
+    }
     eng_val v;
     int rc = cql_eval_val(x, t, &int_type, name, &v);
     if (rc)
