@@ -214,6 +214,12 @@ void cql_bind_marker(cql_analysis *a, const cql_term *marker, const eng_type *ty
     spec->table = cql_plan_strdup(p, table);
     spec->name = cql_plan_strdup(p, marker->name ? marker->name : name);
     spec->type = type;
+    /* A marker whose receiver is a partition key column itself (not in(k), not a token) routes
+       (VariableSpecifications.targetColumns); named markers keep their column. */
+    const eng_table *t = ks && table ? eng_schema_table(a->schema, ks, table) : NULL;
+    for (uint16_t i = 0; t && p->bind_pk && i < t->n_pk; i++)
+        if (t->cols[i].type == type && name && !strcmp(t->cols[i].name, name))
+            p->bind_pk[marker->bind_index] = (int16_t)t->cols[i].position;
 }
 
 typedef struct bind_ctx {

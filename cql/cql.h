@@ -59,7 +59,14 @@ void cql_prepared_unref(cql_prepared *p);
 /* The 16-byte id (XXH3-128 of keyspace and query text). */
 const uint8_t *cql_prepared_id(const cql_prepared *p);
 const char *cql_prepared_query(const cql_prepared *p);
-/* Bind markers: count and each marker's name and type (names per facts §2.6). */
+/*
+ * Bind markers: count and each marker's name and type (names per facts §2.6).
+ * The specs returned here and by cql_prepared_column belong to the current
+ * analysis: valid until the statement is analyzed again, which an execution
+ * or a cql_prepare of the same text does after a schema change (copy them
+ * if they must outlive that; a result's own cols stay valid until
+ * cql_result_free).
+ */
 uint32_t cql_prepared_bind_count(const cql_prepared *p);
 const cql_column_spec *cql_prepared_bind(const cql_prepared *p, uint32_t i);
 /* Index of the first marker with that name, or -1. */
@@ -112,6 +119,8 @@ typedef struct cql_result {
     uint32_t n_warnings;
     eng_buf data;               /* cell bytes */
     eng_arena arena;            /* everything else */
+    struct cql_plan *plan;      /* private: the analysis the column metadata points into, held
+                                   until cql_result_free (the statement may be re-analyzed) */
 } cql_result;
 
 /*

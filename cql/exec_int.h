@@ -35,6 +35,8 @@ typedef struct cql_plan {
     cql_column_spec *cols;   /* SELECT result columns */
     uint32_t n_pk_binds;
     uint16_t *pk_binds;      /* marker index of each partition key column, when all are markers */
+    int16_t *bind_pk;        /* per marker: the position of the partition key column of `table`
+                                whose value it is (its receiver is the column itself), or -1 */
     void *detail;            /* statement-specific analysis (stmt_*.c) */
     eng_type **owned;        /* types made by the analysis (marker types such as list<k> for
                                 IN ?), freed with the plan */

@@ -84,6 +84,38 @@ char *cql_plan_strdup(cql_plan *p, const char *s)
     return eng_arena_memdup(&p->arena, s, strlen(s) + 1);
 }
 
+/*
+ * The marker of each partition key column of the statement's table, when
+ * every one has a marker (VariableSpecifications.getPartitionKeyBindVariableIndexes:
+ * the last marker of a column wins); none otherwise, nor for a batch over
+ * several tables (plan->table NULL).
+ */
+static int routing_indexes(cql_plan *p, eng_err *err)
+{
+    const eng_table *t = p->table;
+    if (!t || !t->n_pk || !p->n_binds)
+        return 0;
+    uint16_t *pos = eng_arena_alloc(&p->arena, t->n_pk * sizeof *pos);
+    uint8_t *seen = eng_arena_alloc(&p->arena, t->n_pk);
+    if (!pos || !seen)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory preparing a statement");
+    memset(seen, 0, t->n_pk);
+    for (uint32_t i = 0; i < p->n_binds; i++) {
+        int k = p->bind_pk[i];
+        if (k < 0 || k >= t->n_pk || !p->binds[i].ks || !p->binds[i].table ||
+            strcmp(p->binds[i].ks, t->ks) || strcmp(p->binds[i].table, t->name))
+            continue;
+        pos[k] = (uint16_t)i;
+        seen[k] = 1;
+    }
+    for (uint16_t k = 0; k < t->n_pk; k++)
+        if (!seen[k])
+            return 0;
+    p->pk_binds = pos;
+    p->n_pk_binds = t->n_pk;
+    return 0;
+}
+
 static int analyze(cql_prepared *ps, eng_schema *schema, cql_plan **out, eng_err *err)
 {
     cql_plan *p = eng_calloc(1, sizeof *p);
@@ -97,10 +129,14 @@ static int analyze(cql_prepared *ps, eng_schema *schema, cql_plan **out, eng_err
     p->n_binds = (uint32_t)ps->stmt->n_binds;
     if (p->n_binds) {
         p->binds = eng_arena_alloc(&p->arena, p->n_binds * sizeof *p->binds);
-        if (!p->binds)
+        p->bind_pk = eng_arena_alloc(&p->arena, p->n_binds * sizeof *p->bind_pk);
+        if (!p->binds || !p->bind_pk) {
             rc = eng_errorf(err, ENG_E_NOMEM, "out of memory preparing a statement");
-        else
+        } else {
             memset(p->binds, 0, p->n_binds * sizeof *p->binds);
+            for (uint32_t i = 0; i < p->n_binds; i++)
+                p->bind_pk[i] = -1;
+        }
     }
     if (rc) {
         plan_unref(p);
@@ -125,6 +161,8 @@ static int analyze(cql_prepared *ps, eng_schema *schema, cql_plan **out, eng_err
     for (uint32_t i = 0; !rc && i < p->n_binds; i++)
         if (!p->binds[i].type)
             rc = eng_errorf(err, ENG_E_INVALID, "Cannot infer the type of bind marker %u", i);
+    if (!rc)
+        rc = routing_indexes(p, err);
     if (rc) {
         plan_unref(p);
         return rc;
@@ -142,7 +180,10 @@ static int current_plan(cql_prepared *ps, cql_plan **out, eng_err *err)
         return rc;
     pthread_mutex_lock(&ps->lock);
     cql_plan *p = ps->plan;
-    if (p && p->schema->version == schema->version) {
+    /* The same snapshot object, not just the same version number: the plan holds its
+       snapshot, so another database (even one opened at a closed one's address, whose
+       versions count alike) never matches. */
+    if (p && p->schema == schema) {
         atomic_fetch_add(&p->refs, 1);
         pthread_mutex_unlock(&ps->lock);
         eng_schema_unref(schema);
@@ -240,6 +281,15 @@ int cql_prepare(cql_session *s, const char *query, size_t len, cql_prepared **ou
     cql_prepared *hit = cache_find(s->db, id);
     pthread_mutex_unlock(&cache_lock);
     if (hit) {
+        /* Preparing again follows the schema, as a re-prepare does in Cassandra: fresh
+           metadata, or the error if the table has gone. */
+        cql_plan *plan = NULL;
+        int rc = current_plan(hit, &plan, err);
+        if (rc) {
+            cql_prepared_unref(hit);
+            return rc;
+        }
+        plan_unref(plan);
         *out = hit;
         return 0;
     }
@@ -386,6 +436,7 @@ void cql_result_free(cql_result *r)
     eng_buf_free(&r->data);
     eng_buf_free(&r->paging_state);
     eng_arena_free(&r->arena);
+    plan_unref(r->plan);
     eng_free(r);
 }
 
@@ -410,11 +461,14 @@ int cql_eval_val(cql_exec *x, const cql_term *term, const eng_type *type, const 
      * execution. Only validation is needed (collections still go through canonicalization).
      */
     if (term->kind == CQL_T_BIND && type && type->kind < ENG_LIST && term->bind_index >= 0 &&
-        (uint32_t)term->bind_index < x->opts->n_values) {
+        (uint32_t)term->bind_index < x->opts->n_values &&
+        x->opts->values[term->bind_index].len >= ENG_UNSET &&
+        (x->opts->values[term->bind_index].p || x->opts->values[term->bind_index].len <= 0)) {
+        /* (other negative lengths take the long way, which refuses them) */
         eng_val v = x->opts->values[term->bind_index];
         if (v.len >= 0 && eng_type_validate(type, v.p, (size_t)v.len, x->err))
             return x->err->code;
-        *out = v.len < ENG_UNSET ? (eng_val){NULL, ENG_NULL} : v;
+        *out = v;
         return 0;
     }
     eng_buf b = ENG_BUF_INIT;
@@ -499,12 +553,16 @@ int cql_execute(cql_session *s, cql_prepared *p, const cql_exec_options *o, cql_
     }
     if (!rc && cql_result_finish(x.result))
         rc = eng_errorf(err, ENG_E_NOMEM, "out of memory building a result");
-    plan_unref(x.plan);
+    if (x.result) {
+        x.result->plan = x.plan; /* its column specs point into the plan and its schema */
+        x.plan = NULL;
+    }
     eng_arena_free(&x.arena);
     if (rc || !out)
         cql_result_free(x.result);
     else
         *out = x.result;
+    plan_unref(x.plan);
     return rc;
 }
 
@@ -512,10 +570,16 @@ int cql_query(cql_session *s, const char *query, size_t len, const cql_exec_opti
               cql_result **out, eng_err *err)
 {
     cql_prepared *p;
+    if (out)
+        *out = NULL;
     int rc = cql_prepare(s, query, len, &p, err);
     if (rc)
         return rc;
-    rc = cql_execute(s, p, o, out, err);
+    /* QueryProcessor.process words the count check its own way (EXECUTE's is check_values). */
+    if ((o ? o->n_values : 0) != (uint32_t)p->stmt->n_binds)
+        rc = eng_errorf(err, ENG_E_INVALID, "Invalid amount of bind variables");
+    else
+        rc = cql_execute(s, p, o, out, err);
     cql_prepared_unref(p);
     return rc;
 }

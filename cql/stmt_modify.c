@@ -1046,9 +1046,17 @@ static int eval_ops(cql_exec *x, const mod_plan *m, const eng_val *json, eng_cel
             e->value = json[o->col];
         if (rc)
             return rc;
-        if (o->kind == ENG_OP_ELEM_SET && e->key.len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s %s",
-                              c->type->kind == ENG_LIST ? "list index" : "map key", c->name);
+        /* Maps.SetterByKey / DiscarderByKey, Lists.SetterByIndex / DiscarderByIndex. */
+        int elem = o->kind == ENG_OP_ELEM_SET || o->kind == ENG_OP_ELEM_DELETE;
+        if (elem && c->type->kind == ENG_MAP && e->key.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid %s map key",
+                              e->key.len == ENG_NULL ? "null" : "unset");
+        if (elem && c->type->kind == ENG_LIST && e->key.len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for list index");
+        if (o->kind == ENG_OP_ELEM_SET && c->type->kind == ENG_LIST && e->key.len == ENG_UNSET)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for list index");
+        if (o->kind == ENG_OP_ELEM_DELETE && e->key.len == ENG_UNSET)
+            e->value = (eng_val){NULL, ENG_UNSET}; /* DELETE l[unset]: nothing to do */
         if (o->kind == ENG_OP_COUNTER_ADD) {
             if (e->value.len == ENG_NULL)
                 return eng_errorf(x->err, ENG_E_INVALID,
@@ -1594,6 +1602,10 @@ static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n
     }
     c.rows = b->rows;
     c.n_rows = b->n;
+    /* Paxos re-stamps every write with the ballot (facts §5.5): the client's default
+       timestamp and an unconditional batch member's own are not errors, just unused. */
+    for (uint32_t i = 0; i < muts->n; i++)
+        muts->v[i].ts_us = ENG_TS_NONE;
     eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v};
     int applied = 0;
     int rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
@@ -1691,11 +1703,14 @@ int cql_analyze_batch(cql_analysis *a)
     if (b->kind == CQL_BATCH_LOGGED && has_counter)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Cannot include a counter statement in a logged batch");
-    if (bp->conditional)
-        for (int i = 1; i < bp->n; i++)
-            if (memcmp(bp->members[i]->t->id, bp->members[0]->t->id, 16) != 0)
-                return eng_errorf(a->err, ENG_E_INVALID,
-                                  "Batch with conditions cannot span multiple tables");
+    for (int i = 1; i < bp->n; i++) {
+        if (memcmp(bp->members[i]->t->id, bp->members[0]->t->id, 16) == 0)
+            continue;
+        if (bp->conditional)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Batch with conditions cannot span multiple tables");
+        a->plan->table = NULL; /* no statement table: no routing key (BatchStatement.Parsed) */
+    }
     if (b->using.timestamp) {
         int rc = cql_bind_term(a, b->using.timestamp, &bigint_type, NULL, NULL, "[timestamp]");
         if (rc)
@@ -1826,6 +1841,10 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
             rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
     } else if (!rc) {
         rc = eng_apply(s->db, muts.v, muts.n, NULL, err);
+    }
+    if (x.result && plans && n) {
+        x.result->plan = plans[0]; /* the [applied] columns point into its table */
+        plans[0] = NULL;
     }
     for (uint32_t i = 0; plans && i < n; i++)
         cql_plan_release(plans[i]);

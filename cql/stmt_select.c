@@ -1763,7 +1763,9 @@ static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_va
     int rc = product(x, cands, counts, n, &prefixes, &n_prefixes);
     if (rc)
         return rc;
-    eng_slice *slices = eng_arena_alloc(&x->arena, (n_prefixes ? n_prefixes : 1) * sizeof *slices);
+    if (!n_prefixes)
+        return 1; /* c IN (): no row can match (no slices would read them all) */
+    eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
     if (!slices)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     const eng_column *sc = sp->ck_slice ? &t->cols[t->n_pk + n] : NULL;
@@ -1996,19 +1998,31 @@ static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q
     return 0;
 }
 
-/* Paging state: remaining LIMIT (be32), then the engine's resume position. */
-static int parse_paging(cql_exec *x, uint32_t *remaining, const uint8_t **resume, size_t *len)
+/*
+ * Paging state: the rows LIMIT still allows (be32, 0 without a LIMIT), the
+ * id of the statement it came from (16 bytes: a state is only valid for the
+ * statement that returned it, as the drivers require), then the engine's
+ * resume position.
+ */
+#define PAGING_HEAD (4 + 16)
+
+static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const uint8_t **resume,
+                        size_t *len)
 {
     const cql_exec_options *o = x->opts;
+    *remaining = limit;
     *resume = NULL;
     *len = 0;
     if (!o->paging_state || !o->paging_state_len)
         return 0;
-    if (o->paging_state_len < 5)
+    if (o->paging_state_len <= PAGING_HEAD ||
+        memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
         return eng_errorf(x->err, ENG_E_INVALID, "Invalid value for the paging state");
-    *remaining = eng_be32(o->paging_state);
-    *resume = o->paging_state + 4;
-    *len = o->paging_state_len - 4;
+    uint32_t left = eng_be32(o->paging_state);
+    if (limit && left && left < limit)
+        *remaining = left;
+    *resume = o->paging_state + PAGING_HEAD;
+    *len = o->paging_state_len - PAGING_HEAD;
     return 0;
 }
 
@@ -2083,10 +2097,10 @@ int cql_exec_select(cql_exec *x)
             return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
                               t->cols[f->col].name);
     }
-    uint32_t remaining = limit;
+    uint32_t remaining; /* rows LIMIT still allows on this page and after (0: no limit) */
     const uint8_t *resume;
     size_t resume_len;
-    if ((rc = parse_paging(x, &remaining, &resume, &resume_len)))
+    if ((rc = parse_paging(x, limit, &remaining, &resume, &resume_len)))
         return rc;
     int32_t page = sp->aggregate ? 0 : x->opts->page_size;
     if (sp->order_with_in && q.n_keys > 1) {
@@ -2123,13 +2137,14 @@ int cql_exec_select(cql_exec *x)
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
     eng_buf_free(&run.group_key);
-    if (!rc && sp->n_filters && limit && res->n_rows > limit)
-        res->n_rows = limit; /* rows beyond the limit are dropped (their data stays unused) */
+    if (!rc && sp->n_filters && remaining && res->n_rows > remaining)
+        res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {
-        uint32_t left = limit ? limit - (run.rows < limit ? run.rows : limit) : 0;
-        if (!limit || left > 0) {
+        uint32_t left = remaining ? remaining - (run.rows < remaining ? run.rows : remaining) : 0;
+        if (!remaining || left > 0) {
             res->has_more = 1;
             eng_buf_put_be32(&res->paging_state, left);
+            eng_buf_put(&res->paging_state, cql_prepared_id(x->prepared), 16);
             eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
             if (res->paging_state.oom)
                 rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
