@@ -40,23 +40,44 @@ int eng_err_protocol_code(int code)
 
 /* Fault injection: countdown of allocations left before one fails. */
 static _Atomic long fail_countdown = -1;
-static _Atomic long alloc_total;
 
 void eng_alloc_fail_after(long n) { atomic_store(&fail_countdown, n); }
-long eng_alloc_count(void) { return atomic_load(&alloc_total); }
 
 static int should_fail(void)
 {
-    atomic_fetch_add(&alloc_total, 1);
     if (atomic_load_explicit(&fail_countdown, memory_order_relaxed) < 0)
         return 0;
     return atomic_fetch_sub(&fail_countdown, 1) == 0;
 }
 
-void *eng_malloc(size_t n) { return should_fail() ? NULL : malloc(n ? n : 1); }
-void *eng_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1); }
-void *eng_realloc(void *p, size_t n) { return should_fail() ? NULL : realloc(p, n ? n : 1); }
-void eng_free(void *p) { free(p); }
+static void *(*alloc_fn)(size_t) = malloc;
+static void *(*resize_fn)(void *, size_t) = realloc;
+static void (*release_fn)(void *) = free;
+
+void eng_alloc_set(void *(*alloc)(size_t), void *(*resize)(void *, size_t), void (*release)(void *))
+{
+    alloc_fn = alloc ? alloc : malloc;
+    resize_fn = resize ? resize : realloc;
+    release_fn = release ? release : free;
+}
+
+void *eng_malloc(size_t n) { return should_fail() ? NULL : alloc_fn(n ? n : 1); }
+
+void *eng_calloc(size_t n, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    size_t bytes = (n ? n : 1) * (size ? size : 1);
+    if (size && bytes / (size ? size : 1) != (n ? n : 1))
+        return NULL; /* overflow */
+    void *p = alloc_fn(bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+void *eng_realloc(void *p, size_t n) { return should_fail() ? NULL : resize_fn(p, n ? n : 1); }
+void eng_free(void *p) { release_fn(p); }
 
 char *eng_strndup(const char *s, size_t n)
 {

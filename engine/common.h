@@ -62,7 +62,13 @@ int eng_errorf(eng_err *err, int code, const char *fmt, ...)
 /* The native-protocol error code for an engine code (0x0000 for ENG_E_SERVER and above). */
 int eng_err_protocol_code(int code);
 
-/* Allocation. Never aborts: NULL means out of memory. */
+/*
+ * Allocation. Never aborts: NULL means out of memory. eng_alloc_set replaces
+ * the functions underneath (the driver API's cass_alloc_set_functions); call
+ * it before anything is allocated — memory must be freed by the functions
+ * that allocated it. NULL arguments restore the C library's.
+ */
+void eng_alloc_set(void *(*alloc)(size_t), void *(*resize)(void *, size_t), void (*release)(void *));
 void *eng_malloc(size_t n);
 void *eng_calloc(size_t n, size_t size);
 void *eng_realloc(void *p, size_t n);
@@ -72,13 +78,12 @@ char *eng_strndup(const char *s, size_t n);
 void *eng_memdup(const void *p, size_t n);
 
 /*
- * Fault injection (always compiled, cheap): after eng_alloc_fail_after(n),
- * the (n+1)th allocation from now on fails, and every later one succeeds.
- * n < 0 disables it. Used by tests that walk every allocation of a call.
+ * Fault injection, always compiled (one relaxed load per allocation while
+ * disarmed): after eng_alloc_fail_after(n), the (n+1)th allocation from now
+ * on fails, and every later one succeeds. n < 0 disables it. Used by tests
+ * that walk every allocation of a call.
  */
 void eng_alloc_fail_after(long n);
-/* Number of allocations made since the process started (for fault walks). */
-long eng_alloc_count(void);
 
 /*
  * Growable byte buffer. A failed growth sets `oom` and turns later appends

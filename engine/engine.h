@@ -37,7 +37,7 @@ enum eng_durability {
 
 typedef struct eng_db_options {
     int durability;      /* enum eng_durability */
-    size_t map_size;     /* initial LMDB map size in bytes (0: 256 MiB); grows when full */
+    size_t map_size;     /* initial LMDB map size in bytes (0: 256 MiB; at most 64 TiB); grows when full */
     unsigned max_tables; /* LMDB sub-database slots (0: 1024) */
 } eng_db_options;
 
@@ -306,6 +306,15 @@ typedef struct eng_purge_stats {
  * data they shadowed. table NULL: every table.
  */
 int eng_purge(eng_db *db, const eng_table *table, eng_purge_stats *stats, eng_err *err);
+
+/*
+ * Writes a consistent copy of the database into directory `dir` (created when
+ * missing): one read snapshot, compacted (free pages left out), so writers
+ * go on meanwhile. The copy is a complete database for eng_db_open. Fails
+ * with ENG_E_IO when dir cannot be created or written or already holds a
+ * database. Implemented in snapshot.c. Threads: any.
+ */
+int eng_db_snapshot(eng_db *db, const char *dir, eng_err *err);
 
 /* Largest encoded key LMDB accepts (its compile-time maximum key size). */
 #define ENG_MAX_KEY 511

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #define DEFAULT_MAP_SIZE ((size_t)256 << 20)
+#define MAX_MAP_SIZE (UINT64_C(1) << 46) /* 64 TiB: half of x86-64 user address space */
 #define DEFAULT_MAX_TABLES 1024
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -394,6 +395,11 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
         return eng_lmdb_err(err, rc, "create environment");
     }
     db->map_size = opts && opts->map_size ? opts->map_size : DEFAULT_MAP_SIZE;
+    /* LMDB records the size in the file before it maps it: a size no mmap can
+     * give would leave a database that never opens again. */
+    if ((uint64_t)db->map_size > MAX_MAP_SIZE)
+        return eng_errorf(err, ENG_E_CONFIG, "map size %zu exceeds the limit of %llu bytes (64 TiB)",
+                          db->map_size, (unsigned long long)MAX_MAP_SIZE);
     unsigned maxdbs = opts && opts->max_tables ? opts->max_tables : DEFAULT_MAX_TABLES;
     unsigned flags = MDB_NOTLS;
     db->durability = opts ? opts->durability : ENG_DURABLE_SYNC;
@@ -412,7 +418,8 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
         return eng_lmdb_err(err, rc, "open environment");
     }
     /* Adopt a larger size another process may have set. */
-    mdb_env_set_mapsize(db->env, 0);
+    if ((rc = mdb_env_set_mapsize(db->env, 0)))
+        return eng_lmdb_err(err, rc, "map the database");
     MDB_txn *txn;
     if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)))
         return eng_lmdb_err(err, rc, "begin");

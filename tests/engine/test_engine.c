@@ -1203,6 +1203,23 @@ TEST(test_purge_drops_tombstones_only_after_gc_grace)
 
 /* ---- bad input, limits and faults ---- */
 
+/* LMDB writes the map size into a new file before mapping it, so an unmappable size is
+   refused before anything reaches the directory: it opens normally afterwards. */
+TEST(test_map_size_beyond_limit_is_refused_and_leaves_directory_usable)
+{
+    eng_err err;
+    eng_err_clear(&err);
+    eng_db_options huge = {ENG_DURABLE_NONE, (size_t)1 << 62, 0};
+    eng_db *db = NULL;
+    ASSERT_EQ(eng_db_open(test_tmpdir(), &huge, &db, &err), ENG_E_CONFIG);
+    ASSERT(db == NULL);
+    ASSERT(strstr(err.msg, "64 TiB") != NULL);
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0};
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(eng_db_open(test_tmpdir(), &o, &db, &err), &err);
+    eng_db_close(db);
+}
+
 TEST(test_full_map_grows_instead_of_failing)
 {
     eng_err err;
