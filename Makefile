@@ -38,7 +38,7 @@ CQL_SRC    = $(sort $(wildcard cql/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 
-TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c))
+TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o

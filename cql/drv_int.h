@@ -94,6 +94,7 @@ struct CassRow_ {
 };
 
 struct CassResult_ {
+    _Atomic int refs;         /* the future holds one; each cass_future_get_result adds one */
     cql_result *r;            /* owned */
     CassDataType **col_types; /* owned references, n_cols */
     CassRow *rows;            /* n_rows rows */
@@ -103,6 +104,52 @@ struct CassResult_ {
 
 /* Wraps an executor result (takes it over); NULL on OOM (r freed). */
 CassResult *cql_drv_result_new(cql_result *r);
+const CassResult *cql_drv_result_ref(const CassResult *res);
+
+/* ---- iterators: added by drv_result.c ----
+ *
+ * struct CassIterator_ is shared: drv_result.c implements the result, row,
+ * collection, map, tuple and user-type-field kinds together with
+ * cass_iterator_next / _type / _free and cass_iterator_get_user_type for every
+ * kind; the schema metadata iterators (drv_schema.c: CASS_ITERATOR_TYPE_
+ * KEYSPACE_META, TABLE_META, TYPE_META, COLUMN_META, META_FIELD, ...) create
+ * theirs with cql_drv_iterator_new and fill u.meta, and their getters read
+ * the current item u.meta.items[pos - 1] (or names / values for META_FIELD).
+ *
+ * Position: pos counts the successful cass_iterator_next calls. Before the
+ * first there is no current item (getters return NULL); the current item is
+ * index pos - 1 while 1 <= pos <= count; once next returns cass_false, pos
+ * stays at count. cass_iterator_next for the metadata kinds only advances pos.
+ */
+struct CassIterator_ {
+    CassIteratorType type;
+    size_t count;             /* items to walk */
+    size_t pos;               /* successful cass_iterator_next calls; current item is pos - 1 */
+    void *owned;              /* freed with eng_free by cass_iterator_free, or NULL */
+    union {
+        const CassResult *result;        /* RESULT: the current row is result->rows[pos - 1] */
+        const CassRow *row;              /* ROW: the current value is row->values[pos - 1] */
+        struct {                         /* COLLECTION, MAP, TUPLE, USER_TYPE_FIELD */
+            const CassDataType *type;    /* the walked value's type (borrowed) */
+            eng_items items;             /* cursor over its [bytes] items (after the count) */
+            CassValue key;               /* MAP: the current key */
+            CassValue value;             /* the current item / map value / field value */
+        } value;
+        struct {                         /* schema metadata kinds (drv_schema.c) */
+            const void *const *items;    /* count objects, by kind: KEYSPACE_META
+                                            const CassKeyspaceMeta *, TABLE_META
+                                            const CassTableMeta *, COLUMN_META
+                                            const CassColumnMeta *, TYPE_META
+                                            const CassDataType * */
+            const char *const *names;    /* META_FIELD: count field names, NUL-terminated */
+            const CassValue *values;     /* META_FIELD: count field values */
+        } meta;
+    } u;
+};
+
+/* A zeroed iterator of that kind over count items, before its first item; NULL on OOM. */
+CassIterator *cql_drv_iterator_new(CassIteratorType type, size_t count);
+/* ---- end of the block added by drv_result.c ---- */
 
 /* ---- prepared statements, statements, batches (drv_statement.c) ---- */
 
@@ -261,5 +308,159 @@ struct CassUuidGen_ {
 /* Emits a log message through the application's callback when level passes. */
 void cql_drv_log(CassLogLevel level, const char *file, int line, const char *function,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- UUIDs, errors, schema metadata: added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
+
+/*
+ * The driver's CassUuid from the 16 bytes of a uuid / timeuuid value (RFC
+ * 4122 order) and back (drv_uuid.c). time_and_version holds bytes 0-3 in
+ * bits 0-31, bytes 4-5 in bits 32-47 and bytes 6-7 in bits 48-63 (each group
+ * big-endian), so a v1 UUID's low 60 bits are its tick count;
+ * clock_seq_and_node is bytes 8-15 big-endian (the driver's encode_uuid).
+ */
+void cql_drv_uuid_from_bytes(const uint8_t in[16], CassUuid *out);
+void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
+
+/*
+ * drv_schema.c implements cql_drv_schema_meta_new (declared in the
+ * drv_cluster.c / drv_session.c / drv_future.c block below): the keyspaces,
+ * tables, columns and user types of system_schema as the database's current
+ * schema describes them (the system keyspaces included, as Cassandra lists
+ * them), each with its system_schema row as metadata fields. db NULL gives an
+ * empty snapshot (no keyspaces, version 0.0.0). It returns NULL when memory
+ * runs out or the schema cannot be read (the latter also logged at
+ * CASS_LOG_ERROR).
+ */
+
+/* ---- end of the block added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
+
+/* ==== drv_cluster.c, drv_session.c, drv_future.c: additions shared with the other files ==== */
+
+/*
+ * drv_future.c. cql_drv_future_new never returns NULL: when memory runs out it
+ * returns one shared future, already failed, that the setters leave alone and
+ * cass_future_free ignores. A future's refs start at 1 (the caller's); a producer
+ * that completes it later (group commit, remote backend) holds its own with
+ * cql_drv_future_ref and drops it with cass_future_free. While the callback runs,
+ * `ready` is CQL_DRV_FUTURE_SETTING: the outcome is stored, waits from the setting
+ * thread return at once (so a callback may read its future), other threads wait
+ * until the callback has returned; then `ready` becomes 1.
+ */
+#define CQL_DRV_FUTURE_SETTING 2
+CassFuture *cql_drv_future_ref(CassFuture *f);
+/* Fails f with an engine / executor error: cql_drv_error_of(err), Cassandra's message
+   (err->msg), and an error result for server codes (keyspace/table of ALREADY_EXISTS). */
+void cql_drv_future_fail(CassFuture *f, const eng_err *err);
+/* Error results are made with eng_malloc / eng_strdup: the struct, keyspace, table,
+   function, arg_types and each arg_types[i] are owned and freed with eng_free. */
+CassErrorResult *cql_drv_error_result_copy(const CassErrorResult *e); /* NULL on OOM */
+void cql_drv_error_result_destroy(CassErrorResult *e);
+
+/* drv_cluster.c: a deep copy with its own references (sessions keep one); NULL on OOM.
+   Free it with cass_cluster_free. */
+CassCluster *cql_drv_cluster_copy(const CassCluster *c);
+CassTimestampGen *cql_drv_timestamp_gen_ref(CassTimestampGen *g);
+/* drv_cluster.c: the engine options cassette.h's cluster setters chose (durability, map size);
+   *durability_set is 0 when the application chose no durability (CASSETTE_DURABILITY decides). */
+void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int *durability_set);
+CassRetryPolicy *cql_drv_retry_policy_ref(CassRetryPolicy *p);
+CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
+/* CassRetryPolicy.kind */
+enum cql_drv_retry_kind {
+    CQL_DRV_RETRY_DEFAULT = 0,
+    CQL_DRV_RETRY_DOWNGRADING = 1,
+    CQL_DRV_RETRY_FALLTHROUGH = 2,
+    CQL_DRV_RETRY_LOGGING = 3,
+};
+
+/*
+ * drv_session.c allocates each CassSession inside a larger private struct; the
+ * other files read only the fields of struct CassSession_. Its `s` stays NULL:
+ * executions take an executor session from a per-session pool, so statements of
+ * many threads run at once; USE results move the keyspace of all of them.
+ */
+
+/*
+ * How drv_session.c uses drv_statement.c's objects (so both sides agree):
+ *  - cql_drv_statement_options(st, &o, &vals): non-zero is a failure (a CassError when
+ *    >= 1 << 24, else an eng_err code); *vals (may stay NULL) is freed with eng_free. The
+ *    session then sets o.consistency / o.serial_consistency / o.timestamp itself: a level
+ *    CASS_CONSISTENCY_UNKNOWN (serial also ANY) is "not set: the cluster's", a timestamp
+ *    ENG_TS_NONE "not set: the cluster's generator, else the engine's". The same holds for
+ *    CassBatch; its statements' own timestamps and levels are not used (a BATCH message
+ *    has none), nor any keyspace (protocol v4).
+ *  - A simple statement with names[] is mapped marker by marker with cql_drv_name_eq; a
+ *    marker no name reaches fails the request with Cassandra's "Invalid amount of bind
+ *    variables" (QueryOptions with names), rather than leaving it unset. In a batch, such a
+ *    statement fails it with CASS_ERROR_LIB_BAD_PARAMS, as the driver does.
+ *  - cass_session_prepare_from_existing uses cql_drv_prepared_new_from(p, statement).
+ */
+
+/* drv_schema.c (called by cass_session_get_schema_meta; see its note above): a snapshot of
+   db's schema; db NULL (not connected, or use_schema off) gives an empty snapshot. */
+CassSchemaMeta *cql_drv_schema_meta_new(eng_db *db);
+
+/* ==== end of the drv_cluster.c / drv_session.c / drv_future.c block ==== */
+
+/* ==== drv_datatype.c, drv_collection.c, drv_statement.c: additions shared with other files ==== */
+
+/*
+ * The CassError of an allocation failure inside the driver API. The driver has no code for it
+ * (its C++ would throw), so setters and binders that run out of memory report this one and
+ * leave the object as it was.
+ */
+#define CQL_DRV_NOMEM CASS_ERROR_LIB_INTERNAL_ERROR
+
+/* drv_datatype.c: a deep copy (NULL on OOM); the add functions and values made from a type keep
+   one, so the application may go on changing or free its own. */
+CassDataType *cql_drv_type_copy(const CassDataType *dt);
+/*
+ * drv_datatype.c: the driver's DataType::equals, which decides whether a collection, tuple or
+ * user type value fits a target type: same kind (text and varchar alike), sub-types compared
+ * only when both sides have some, UDT keyspace and name only when both are set, field names
+ * exactly, custom class names only when both are set; frozenness ignored.
+ */
+int cql_drv_type_equals(const CassDataType *a, const CassDataType *b);
+/*
+ * drv_datatype.c: 1 if `want`, a name an application passed to a _by_name function, names
+ * `have` (a marker, column or field name): exactly when want is written in double quotes (the
+ * quotes removed), else case-insensitively (ASCII), as CQL identifiers and the driver do.
+ */
+int cql_drv_name_eq(const char *have, const char *want, size_t want_len);
+/*
+ * drv_datatype.c: the type of a result column or bind marker as the driver decodes it from the
+ * protocol: as cql_drv_type_from_eng, but nothing in it frozen (the protocol does not say).
+ * A new reference; NULL on OOM.
+ */
+CassDataType *cql_drv_type_from_protocol(const eng_type *t);
+
+/*
+ * drv_statement.c. CassStatement, as this file fills it: len[i] is ENG_UNSET until value i is
+ * bound (ENG_NULL for a null); consistency and serial_consistency are CASS_CONSISTENCY_UNKNOWN
+ * until set (the session's / cluster's level applies); paging_size is -1 until set;
+ * request_timeout_ms is CASS_UINT64_MAX until set; keyspace is NULL unless set. names is NULL
+ * unless a simple statement was bound by name; then names[i] is the name given for slot i
+ * (NULL for a slot no name reached), kept as written, double quotes included. The same holds
+ * for CassBatch (stmts[i] are owned deep copies; a batch without its own keyspace takes the
+ * first one a statement added to it has).
+ *
+ * cql_drv_statement_options (declared above) starts from cql_exec_options_init, copies the
+ * levels that are set, page size, paging state and timestamp, and points o->values at *vals,
+ * an array of n_values views into the statement that it allocates (NULL when n_values is 0);
+ * the caller frees it with eng_free. Returns 0 or ENG_E_NOMEM (*vals NULL).
+ */
+
+/*
+ * drv_statement.c: as cql_drv_prepared_new, for cass_session_prepare_from_existing: statements
+ * bound from it inherit `settings`' consistency, serial consistency, request timeout,
+ * idempotence and keyspace, as the driver's do (its RequestSettings). settings may be NULL.
+ * Both take the reference to p over, also when they fail (NULL: p released). They are the only
+ * constructors of CassPrepared: each is the head of a larger private struct in drv_statement.c.
+ */
+CassPrepared *cql_drv_prepared_new_from(cql_prepared *p, const CassStatement *settings);
+
+/* The value codecs and the setters' shared helpers are in drv_codec.h. */
+
+/* ==== end of the drv_datatype.c / drv_collection.c / drv_statement.c block ==== */
 
 #endif

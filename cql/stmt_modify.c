@@ -1632,15 +1632,68 @@ static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n
     return 0;
 }
 
+/*
+ * Consistency levels, checked as Cassandra's ConsistencyLevel does, whatever the number of
+ * nodes (one node meets every level, but some levels mean nothing for some requests).
+ * Numbers are the protocol's.
+ */
+enum { CL_ANY = 0, CL_SERIAL = 8, CL_LOCAL_SERIAL = 9 };
+
+static int is_serial(int cl)
+{
+    return cl == CL_SERIAL || cl == CL_LOCAL_SERIAL;
+}
+
+/* ModificationStatement.executeWithoutCondition: validateCounterForWrite / validateForWrite,
+   before the mutations are built. */
+static int check_write_consistency(cql_exec *x, const mod_plan *m)
+{
+    int cl = x->opts->consistency;
+    if (m->t->is_counter) {
+        if (cl == CL_ANY)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Consistency level ANY is not yet supported for counter table %s",
+                              m->t->name);
+        if (is_serial(cl))
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Counter operations are inherently non-serializable");
+        return 0;
+    }
+    if (is_serial(cl))
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "You must use conditional updates for serializable writes");
+    return 0;
+}
+
+/* StorageProxy.cas: validateForCas (the serial level) then validateForCasCommit (the commit
+   level), once the request is built. */
+static int check_cas_consistency(cql_exec *x, const cql_exec_options *o)
+{
+    if (!is_serial(o->serial_consistency))
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "Invalid consistency for conditional update. Must be one of SERIAL or "
+                          "LOCAL_SERIAL");
+    if (is_serial(o->consistency))
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "%s is not supported as conditional update commit consistency. Use ANY "
+                          "if you mean \"make sure it is accepted but I don't care how many "
+                          "replicas commit it for non-SERIAL reads\"",
+                          o->consistency == CL_SERIAL ? "SERIAL" : "LOCAL_SERIAL");
+    return 0;
+}
+
 int cql_exec_modification(cql_exec *x)
 {
     const mod_plan *m = x->plan->detail;
     mut_list muts = {NULL, 0, 0};
-    int rc = build_mutations(x, m, &muts);
+    int rc = is_conditional(m) ? 0 : check_write_consistency(x, m);
+    if (!rc)
+        rc = build_mutations(x, m, &muts);
     if (rc || !is_conditional(m))
         return rc ? rc : eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
     cas_builder b;
-    if ((rc = cas_begin(x, &b, 1)) || (rc = cas_add_statement(x, &b, m)))
+    if ((rc = cas_begin(x, &b, 1)) || (rc = cas_add_statement(x, &b, m)) ||
+        (rc = check_cas_consistency(x, x->opts)))
         return rc;
     return run_cas(x, &b, &m, 1, &muts, 0);
 }
@@ -1757,7 +1810,7 @@ int cql_exec_batch_stmt(cql_exec *x)
             rc = cas_add_statement(x, &cb, bp->members[i]);
     }
     if (!rc && bp->conditional) {
-        if (!(rc = one_partition(x, &muts)))
+        if (!(rc = one_partition(x, &muts)) && !(rc = check_cas_consistency(x, x->opts)))
             rc = run_cas(x, &cb, (const mod_plan *const *)bp->members, bp->n, &muts, 1);
     } else if (!rc) {
         rc = eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
@@ -1837,7 +1890,7 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         x.opts = NULL;
     }
     if (!rc && conditional) {
-        if (!(rc = one_partition(&x, &muts)))
+        if (!(rc = one_partition(&x, &muts)) && !(rc = check_cas_consistency(&x, &options[0])))
             rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
     } else if (!rc) {
         rc = eng_apply(s->db, muts.v, muts.n, NULL, err);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <xxhash.h>
 
 #include "exec_int.h"
 #include "json.h"
@@ -694,9 +695,12 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
                 needs_filtering = 1;
                 if (!s->allow_filtering)
                     break;
-                return eng_errorf(a->err, ENG_E_INVALID,
-                                  "Only EQ and IN relation are supported on the partition key "
-                                  "(unless you use the token() function)");
+                /* Since CASSANDRA-11031 (3.10) a slice on a partition key column is a filter of
+                   a range scan when the query allows filtering. */
+                if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+                    return eng_errorf(a->err, ENG_E_INVALID,
+                                      "Only EQ and IN relation are supported on the partition key "
+                                      "(unless you use the token() function)");
             }
             if ((rc = key_relation(a, sp, r, col)))
                 return rc;
@@ -720,11 +724,13 @@ static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
             return rc;
     }
     /* Partition key: all columns by = / IN, or none (a range scan). */
-    int pk_given = 0;
-    for (int i = 0; i < t->n_pk; i++)
+    int pk_given = 0, pk_any = 0;
+    for (int i = 0; i < t->n_pk; i++) {
         pk_given += sp->rels[i].given == 1;
+        pk_any += sp->rels[i].given != 0;
+    }
     sp->has_pk = pk_given == t->n_pk;
-    if (pk_given && !sp->has_pk) {
+    if (pk_any && !sp->has_pk) {
         needs_filtering = 1;
         if (s->allow_filtering)
             for (int i = 0; i < t->n_pk; i++)
@@ -2001,10 +2007,20 @@ static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q
 /*
  * Paging state: the rows LIMIT still allows (be32, 0 without a LIMIT), the
  * id of the statement it came from (16 bytes: a state is only valid for the
- * statement that returned it, as the drivers require), then the engine's
- * resume position.
+ * statement that returned it, as the drivers require), the engine's resume
+ * position, and an XXH3-64 of all that (be64). Cassandra's state carries its
+ * lengths, so a cut or padded one is refused; the check does that here, and
+ * keeps damaged bytes from ever reaching the engine as a position.
  */
 #define PAGING_HEAD (4 + 16)
+#define PAGING_CHECK 8
+
+/*
+ * A paging state that does not parse is a protocol error (0x000A), not an invalid query:
+ * Cassandra's PagingState.deserialize throws ProtocolException with this text.
+ */
+#define PROTOCOL_ERROR 0x000A
+static const char PAGING_STATE_MSG[] = "Invalid value for the paging state";
 
 static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const uint8_t **resume,
                         size_t *len)
@@ -2015,22 +2031,35 @@ static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const 
     *len = 0;
     if (!o->paging_state || !o->paging_state_len)
         return 0;
-    if (o->paging_state_len <= PAGING_HEAD ||
-        memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
-        return eng_errorf(x->err, ENG_E_INVALID, "Invalid value for the paging state");
+    size_t n = o->paging_state_len;
+    if (n <= PAGING_HEAD + PAGING_CHECK ||
+        eng_be64(o->paging_state + n - PAGING_CHECK) !=
+            (uint64_t)XXH3_64bits(o->paging_state, n - PAGING_CHECK))
+        return eng_errorf(x->err, PROTOCOL_ERROR, "%s", PAGING_STATE_MSG);
+    /* Well formed but another statement's: Cassandra would resume at a meaningless position;
+       refused instead, as an invalid request with the same text. */
+    if (memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
+        return eng_errorf(x->err, ENG_E_INVALID, "%s", PAGING_STATE_MSG);
     uint32_t left = eng_be32(o->paging_state);
     if (limit && left && left < limit)
         *remaining = left;
     *resume = o->paging_state + PAGING_HEAD;
-    *len = o->paging_state_len - PAGING_HEAD;
+    *len = n - PAGING_HEAD - PAGING_CHECK;
     return 0;
 }
+
+/* The consistency level ANY in the protocol's numbering (facts §8.1, [PV4] §3). */
+#define CONSISTENCY_ANY 0
 
 int cql_exec_select(cql_exec *x)
 {
     const select_plan *sp = x->plan->detail;
     const eng_table *t = sp->t;
     cql_result *res = x->result;
+    /* SelectStatement.execute: ConsistencyLevel.validateForRead before anything is read. */
+    if (x->opts->consistency == CONSISTENCY_ANY)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "ANY ConsistencyLevel is only supported for writes");
     res->kind = CQL_RESULT_ROWS;
     if (cql_result_set_columns(res, x->plan->cols, x->plan->n_cols))
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
@@ -2132,6 +2161,8 @@ int cql_exec_select(cql_exec *x)
         rc = scan_systable(x, &q, &run, limit);
     else if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
+    if (rc == ENG_E_INVALID && resume && strcmp(x->err->msg, PAGING_STATE_MSG) == 0)
+        rc = x->err->code = PROTOCOL_ERROR; /* the engine's resume position did not parse */
     if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)
@@ -2146,6 +2177,10 @@ int cql_exec_select(cql_exec *x)
             eng_buf_put_be32(&res->paging_state, left);
             eng_buf_put(&res->paging_state, cql_prepared_id(x->prepared), 16);
             eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
+            if (!res->paging_state.oom) {
+                uint64_t check = XXH3_64bits(res->paging_state.p, res->paging_state.len);
+                eng_buf_put_be64(&res->paging_state, check);
+            }
             if (res->paging_state.oom)
                 rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
         }

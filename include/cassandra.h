@@ -4322,7 +4322,7 @@ CASS_EXPORT void cass_log_set_level(CassLogLevel log_level);
 
 /** Sends log messages to callback instead of the default, which prints them to stderr. The callback
  * runs in whichever thread logs: embedded, usually the thread making the call.
- * @param[in] callback The function to call; NULL restores the default.
+ * @param[in] callback The function to call; NULL discards every message.
  * @param[in] data Passed to callback as is.
  * Ownership: data stays the caller's and must outlive its use by the log.
  * Threads: any thread; set it before other calls, since messages in flight may still reach the old

@@ -13,7 +13,11 @@ if make --no-print-directory -s install PREFIX="$tmp/usr" MODE=release >"$tmp/lo
     [ -f "$tmp/usr/include/cassette/cassette.h" ] &&
     cc tests/install/smoke.c -o "$tmp/smoke" $(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs cassette) \
         >>"$tmp/log" 2>&1 &&
-    LD_LIBRARY_PATH="$tmp/usr/lib" "$tmp/smoke" >>"$tmp/log" 2>&1; then
+    LD_LIBRARY_PATH="$tmp/usr/lib" "$tmp/smoke" >>"$tmp/log" 2>&1 &&
+    cc tests/install/driver_app.c -o "$tmp/driver_app" \
+        $(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs cassette) >>"$tmp/log" 2>&1 &&
+    LD_LIBRARY_PATH="$tmp/usr/lib" "$tmp/driver_app" memory: >>"$tmp/log" 2>&1 &&
+    LD_LIBRARY_PATH="$tmp/usr/lib" "$tmp/driver_app" "file:$tmp/db" >>"$tmp/log" 2>&1; then
     echo "ok - $name"
     echo "install: 1 passed, 0 failed"
 else
