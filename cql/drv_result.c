@@ -446,7 +446,7 @@ CassError cass_value_get_duration(const CassValue *value, cass_int32_t *months, 
     for (int i = 0; i < 3; i++) {
         size_t n = eng_get_vint(p, left, &part[i]);
         if (!n)
-            return CASS_ERROR_LIB_BAD_PARAMS; /* truncated (cassandra.h) */
+            return CASS_ERROR_LIB_NOT_ENOUGH_DATA; /* truncated, as the driver reports it */
         p += n;
         left -= n;
     }
@@ -550,8 +550,9 @@ CassIterator *cass_iterator_from_row(const CassRow *row)
 
 /*
  * An iterator over the items of a collection, map, tuple or user type value.
- * It copies the value's type and bytes, both owned by the result, so it
- * outlives the view it was made from (the current item of another iterator).
+ * It points at the value's type and bytes, both owned by the result rather
+ * than by the view, so it outlives the view it was made from (the current
+ * item of another iterator) but not the result.
  */
 static CassIterator *value_iterator(const CassValue *v, CassIteratorType kind)
 {
@@ -602,6 +603,11 @@ CassIterator *cass_iterator_from_map(const CassValue *value)
 CassIterator *cass_iterator_from_tuple(const CassValue *value)
 {
     return value_iterator(value, CASS_ITERATOR_TYPE_TUPLE);
+}
+
+CassIterator *cass_iterator_fields_from_user_type(const CassValue *value)
+{
+    return value_iterator(value, CASS_ITERATOR_TYPE_USER_TYPE_FIELD);
 }
 
 /*
@@ -714,6 +720,18 @@ const CassValue *cass_iterator_get_user_type_field_value(const CassIterator *ite
     if (!on_item(iterator, CASS_ITERATOR_TYPE_USER_TYPE_FIELD))
         return NULL;
     return &iterator->u.value.value;
+}
+
+CassError cass_iterator_get_user_type_field_name(const CassIterator *iterator, const char **name,
+                                                 size_t *name_length)
+{
+    if (!on_item(iterator, CASS_ITERATOR_TYPE_USER_TYPE_FIELD) || !name || !name_length)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    const CassDataType *t = iterator->u.value.type;
+    size_t i = iterator->pos - 1;
+    *name = t->sub_names && t->sub_names[i] ? t->sub_names[i] : "";
+    *name_length = strlen(*name);
+    return CASS_OK;
 }
 
 const CassDataType *cass_iterator_get_user_type(const CassIterator *iterator)

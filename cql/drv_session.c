@@ -652,9 +652,10 @@ static void options_error(int rc, eng_err *err)
 
 /*
  * The values of a simple statement in marker order. Bound by name, each marker
- * takes the value bound under its name (names compared as CQL identifiers,
- * cql_drv_name_eq); as in Cassandra's QueryOptions with names, a marker no name
- * reaches leaves the count short, and the counts must agree.
+ * takes the value bound under exactly its name: the driver sends names as the
+ * application wrote them and Cassandra's QueryOptions with names compares them
+ * with String.equals, so "K" does not reach the marker of column k. A marker
+ * no name reaches leaves the count short, and the counts must agree.
  */
 static int simple_values(const CassStatement *st, cql_prepared *p, cql_exec_options *o,
                          eng_val **mapped, eng_err *err)
@@ -672,8 +673,7 @@ static int simple_values(const CassStatement *st, cql_prepared *p, cql_exec_opti
             const cql_column_spec *spec = cql_prepared_bind(p, i);
             size_t j = 0;
             while (j < st->n_values && j < o->n_values &&
-                   !(st->names[j] && spec && spec->name &&
-                     cql_drv_name_eq(spec->name, st->names[j], strlen(st->names[j]))))
+                   !(st->names[j] && spec && spec->name && strcmp(spec->name, st->names[j]) == 0))
                 j++;
             if (j == st->n_values || j >= o->n_values) {
                 eng_free(v);

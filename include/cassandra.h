@@ -2372,7 +2372,7 @@ CASS_EXPORT CassError cass_value_get_decimal(const CassValue *value, const cass_
  * @param[out] days Receives the days.
  * @param[out] nanos Receives the nanoseconds.
  * @return CASS_OK, CASS_ERROR_LIB_NULL_VALUE, CASS_ERROR_LIB_INVALID_VALUE_TYPE, or
- *     CASS_ERROR_LIB_BAD_PARAMS when the encoded value is truncated.
+ *     CASS_ERROR_LIB_NOT_ENOUGH_DATA when the encoded value is truncated.
  * Ownership: nothing changes hands.
  * Threads: any thread; the value is read-only. */
 CASS_EXPORT CassError cass_value_get_duration(const CassValue *value, cass_int32_t *months,
@@ -2526,6 +2526,28 @@ CASS_EXPORT const CassValue *cass_iterator_get_map_key(const CassIterator *itera
  * Ownership: what the getter returns is borrowed from the object iterated.
  * Threads: one thread at a time per iterator; several iterators may walk one result at once. */
 CASS_EXPORT const CassValue *cass_iterator_get_map_value(const CassIterator *iterator);
+
+/** Creates an iterator over the fields of a user-defined type value, in the type's field order;
+ * read each with cass_iterator_get_user_type_field_name() and
+ * cass_iterator_get_user_type_field_value(). Fields missing from the end of the value read as null.
+ * @param[in] value A value of a user-defined type.
+ * @return The iterator, or NULL when value is NULL, null or not of a user-defined type.
+ * Ownership: the caller frees the iterator with cass_iterator_free(); it borrows from the value's
+ *     result, which must outlive it.
+ * Threads: one thread at a time per iterator; several iterators may walk one result at once. */
+CASS_EXPORT CassIterator *cass_iterator_fields_from_user_type(const CassValue *value);
+
+/** Gets the name of the current field of a user type field iterator.
+ * @param[in] iterator The iterator.
+ * @param[out] name The field's name, not NUL-terminated.
+ * @param[out] name_length Its length in bytes.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS when the iterator is not a user type field iterator
+ *     standing on a field.
+ * Ownership: the name is borrowed from the value's type and lives as long as the result.
+ * Threads: one thread at a time per iterator. */
+CASS_EXPORT CassError cass_iterator_get_user_type_field_name(const CassIterator *iterator,
+                                                             const char **name,
+                                                             size_t *name_length);
 
 /** Gets the current field value of a user type field iterator.
  * @param[in] iterator The iterator.

@@ -1464,6 +1464,21 @@ TEST(a_name_used_by_several_markers_binds_all_of_them)
     read_mixed(cn.session, 2, &quoted, &plain);
     ASSERT_EQ(quoted, 6);
     ASSERT_EQ(plain, 6);
+
+    /* Cassandra matches a simple statement's names exactly (QueryOptions with names compares
+       with String.equals): "K" reaches no marker, so the values fall short. */
+    st = cass_statement_new(q, 2);
+    ASSERT_EQ(cass_statement_bind_int32_by_name(st, "K", 3), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_int32_by_name(st, "x", 7), CASS_OK);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_INVALID_QUERY);
+    const char *msg;
+    size_t len;
+    cass_future_error_message(f, &msg, &len);
+    ASSERT_EQ(len, strlen("Invalid amount of bind variables"));
+    ASSERT(memcmp(msg, "Invalid amount of bind variables", len) == 0);
+    cass_future_free(f);
+    cass_statement_free(st);
     conn_close(&cn);
 }
 
@@ -2116,12 +2131,23 @@ TEST(user_type_set_round_trips_every_type_by_index_name_and_name_n)
                 CASES[i].col);
             ASSERT_EQ(cass_data_type_type(cass_data_type_sub_data_type(vt, i)), CASES[i].type);
         }
-        /*
-         * cassandra.h has no iterator over a user type's fields, so the fields are read through
-         * the tuple of the same values, whose encoding (one [bytes] per component, facts §2.3)
-         * a user type shares field for field, and which tuple_set_round_trips_every_type reads
-         * with the getters.
-         */
+        /* The field iterator gives every field, in order, with its name and value. */
+        CassIterator *fit = cass_iterator_fields_from_user_type(uv);
+        ASSERT_EQ(cass_iterator_type(fit), CASS_ITERATOR_TYPE_USER_TYPE_FIELD);
+        ASSERT_EQ(cass_iterator_get_user_type_field_name(fit, &s, &n), CASS_ERROR_LIB_BAD_PARAMS);
+        for (size_t i = 0; i < NCASES; i++) {
+            ASSERT(cass_iterator_next(fit));
+            ASSERT_STR_EQ(name_of(cass_iterator_get_user_type_field_name(fit, &s, &n), &s, &n,
+                                  buf, sizeof buf),
+                          CASES[i].col);
+            const CassValue *fv = cass_iterator_get_user_type_field_value(fit);
+            ASSERT_EQ(cass_value_type(fv), CASES[i].type);
+            CHECK_VAL(CASES[i].col, fv, &CASES[i].v);
+        }
+        ASSERT(!cass_iterator_next(fit));
+        cass_iterator_free(fit);
+        ASSERT(cass_iterator_fields_from_user_type(cass_row_get_column(row, 2)) == NULL);
+        /* A user type's encoding is a tuple's, field for field (facts §2.3). */
         ASSERT_STR_EQ(value_hex(uv, hu, sizeof hu),
                       value_hex(cass_row_get_column(row, 2), ht, sizeof ht));
         ASSERT_STR_EQ(value_hex(cass_row_get_column(row, 1), hun, sizeof hun), ht);
