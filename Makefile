@@ -103,9 +103,18 @@ bench: deps
 bench-run: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
+# Until the reference applications land: a chat program written for the driver API
+# (tests/install/driver_app.c), run on a database directory, then the quick benchmarks.
 demo: deps
-	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" $(B)/bench/engine_bench
+	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" $(B)/bench/engine_bench \
+	    $(B)/bench/driver_bench $(B)/tests/install/driver_app
+	@$(B)/tests/install/driver_app file:$(B)/demo-db
 	@$(B)/bench/engine_bench --quick
+	@$(B)/bench/driver_bench --quick
+
+$(B)/tests/install/driver_app: tests/install/driver_app.c $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS)
 
 # The engine never includes anything from the CQL layer.
 check-layers:
