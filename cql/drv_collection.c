@@ -103,8 +103,14 @@ static CassError put_body(const cql_drv_val *v, eng_buf *out)
     if (v->kind == CQL_DRV_VAL_SCALAR) {
         if (v->tail_len > (size_t)INT32_MAX - v->head_len)
             return CASS_ERROR_LIB_BAD_PARAMS; /* no [bytes] can hold it */
-        eng_buf_put(out, v->head, v->head_len);
-        eng_buf_put(out, v->tail, v->tail_len);
+        /* One reservation for both parts. */
+        if (eng_buf_reserve(out, v->head_len + v->tail_len) == 0) {
+            if (v->head_len)
+                memcpy(out->p + out->len, v->head, v->head_len);
+            if (v->tail_len)
+                memcpy(out->p + out->len + v->head_len, v->tail, v->tail_len);
+            out->len += v->head_len + v->tail_len;
+        }
     } else {
         eng_buf tmp = ENG_BUF_INIT;
         encode_composite(v, &tmp);

@@ -41,10 +41,33 @@ CassDataType *cql_drv_type_new(CassValueType t)
     return dt;
 }
 
+/*
+ * The scalar types of result columns and bind markers, one per kind, shared by every result and
+ * prepared statement instead of built for each column of each execution. They hold nothing to
+ * free and nothing in them changes: their count stays at SHARED_REFS, which ref and unref leave
+ * alone (they never touch the line every reading thread shares).
+ */
+#define SHARED_REFS (-1)
+#define SHARED_TYPE(k) [k] = {.refs = SHARED_REFS, .value_type = (CassValueType)(k)}
+#define SHARED_MAX ENG_DURATION
+
+static CassDataType shared_types[SHARED_MAX + 1] = {
+    SHARED_TYPE(0x01), SHARED_TYPE(0x02), SHARED_TYPE(0x03), SHARED_TYPE(0x04), SHARED_TYPE(0x05),
+    SHARED_TYPE(0x06), SHARED_TYPE(0x07), SHARED_TYPE(0x08), SHARED_TYPE(0x09), SHARED_TYPE(0x0A),
+    SHARED_TYPE(0x0B), SHARED_TYPE(0x0C), SHARED_TYPE(0x0D), SHARED_TYPE(0x0E), SHARED_TYPE(0x0F),
+    SHARED_TYPE(0x10), SHARED_TYPE(0x11), SHARED_TYPE(0x12), SHARED_TYPE(0x13), SHARED_TYPE(0x14),
+    SHARED_TYPE(0x15),
+};
+
+static int is_shared(const CassDataType *dt)
+{
+    return atomic_load_explicit(&((CassDataType *)dt)->refs, memory_order_relaxed) == SHARED_REFS;
+}
+
 CassDataType *cql_drv_type_ref(const CassDataType *dt)
 {
     CassDataType *m = (CassDataType *)dt; /* the count is the one mutable part of a shared type */
-    if (m)
+    if (m && !is_shared(m))
         atomic_fetch_add(&m->refs, 1);
     return m;
 }
@@ -67,7 +90,7 @@ static void type_destroy(CassDataType *dt)
 void cql_drv_type_unref(const CassDataType *dt)
 {
     CassDataType *m = (CassDataType *)dt;
-    if (m && atomic_fetch_sub(&m->refs, 1) == 1)
+    if (m && !is_shared(m) && atomic_fetch_sub(&m->refs, 1) == 1)
         type_destroy(m);
 }
 
@@ -155,8 +178,12 @@ fail:
 
 static CassDataType *from_eng_node(const eng_type *t, int keep_frozen)
 {
+    /* Unfrozen scalars (every one the protocol decodes) are the shared ones. */
+    if (!keep_frozen && t->kind > ENG_CUSTOM && t->kind <= SHARED_MAX && t->n_sub == 0)
+        return &shared_types[t->kind];
     if (t->kind == ENG_CUSTOM && t->name && strcmp(t->name, DURATION_CLASS) == 0)
-        return cql_drv_type_new(CASS_VALUE_TYPE_DURATION);
+        return keep_frozen ? cql_drv_type_new(CASS_VALUE_TYPE_DURATION)
+                           : &shared_types[CASS_VALUE_TYPE_DURATION];
     /* CassValueType ids are the protocol's option ids, as eng_kind's are. */
     CassDataType *dt = cql_drv_type_new((CassValueType)t->kind);
     if (!dt)

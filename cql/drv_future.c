@@ -20,6 +20,13 @@
  *    read from the future live until it is freed.
  *  - When memory runs out making a future, one shared, already-failed future
  *    stands in for it, so no API call ever returns a NULL future.
+ *
+ * Embedded, nobody ever waits: the future is set before the caller sees it.
+ * So the condition variable is made only by the first thread that must wait
+ * (under the lock; the setter broadcasts only when there is one), a future
+ * without a callback is set in one critical section, and once `ready` is 1
+ * (an atomic, stored with release under the lock) the outcome never changes
+ * again, so the getters read it without the lock.
  */
 #include <errno.h>
 #include <string.h>
@@ -35,7 +42,6 @@ static CassFuture oom_future = {
     .refs = 1,
     .kind = CQL_DRV_FUTURE_GENERIC,
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .cond = PTHREAD_COND_INITIALIZER,
     .ready = 1,
     .code = CASS_ERROR_LIB_INTERNAL_ERROR,
     .message = oom_message,
@@ -155,30 +161,51 @@ CassFuture *cql_drv_future_new(cql_drv_future_kind kind)
     CassFuture *f = eng_calloc(1, sizeof *f);
     if (!f)
         return oom();
-    pthread_condattr_t ca;
-    int ok = pthread_condattr_init(&ca) == 0;
-    /* Timed waits count on the monotonic clock, immune to wall-clock steps. */
-    if (ok)
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     if (pthread_mutex_init(&f->lock, NULL)) {
-        if (ok)
-            pthread_condattr_destroy(&ca);
         eng_free(f);
         return oom();
     }
-    if (pthread_cond_init(&f->cond, ok ? &ca : NULL)) {
-        if (ok)
-            pthread_condattr_destroy(&ca);
-        pthread_mutex_destroy(&f->lock);
-        eng_free(f);
-        return oom();
-    }
-    if (ok)
-        pthread_condattr_destroy(&ca);
     atomic_init(&f->refs, 1);
+    atomic_init(&f->ready, 0);
     f->kind = kind;
     f->code = CASS_OK;
     return f;
+}
+
+/*
+ * Under the lock: makes the condition variable the first time a thread must
+ * wait. Timed waits count on the monotonic clock, immune to wall-clock steps.
+ * 0, or -1 when it cannot be made (the waiter then polls).
+ */
+static int need_cond(CassFuture *f)
+{
+    if (f->has_cond)
+        return 0;
+    pthread_condattr_t ca;
+    int ok = pthread_condattr_init(&ca) == 0;
+    if (ok)
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&f->cond, ok ? &ca : NULL);
+    if (ok)
+        pthread_condattr_destroy(&ca);
+    if (rc)
+        return -1;
+    f->has_cond = 1;
+    return 0;
+}
+
+/* Under the lock, when the cond cannot be made: lets the setter in for a millisecond. */
+static void poll_unlocked(CassFuture *f)
+{
+    pthread_mutex_unlock(&f->lock);
+    struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+    pthread_mutex_lock(&f->lock);
+}
+
+static int is_set(const CassFuture *f)
+{
+    return atomic_load_explicit(&((CassFuture *)f)->ready, memory_order_acquire) == 1;
 }
 
 CassFuture *cql_drv_future_ref(CassFuture *f)
@@ -196,7 +223,8 @@ static void destroy(CassFuture *f)
         cql_drv_prepared_unref(f->prepared);
     cql_drv_error_result_destroy(f->error);
     eng_free(f->message);
-    pthread_cond_destroy(&f->cond);
+    if (f->has_cond)
+        pthread_cond_destroy(&f->cond);
     pthread_mutex_destroy(&f->lock);
     eng_free(f);
 }
@@ -233,7 +261,7 @@ static void complete(CassFuture *f, CassError code, const char *message, CassRes
         /* Without memory for the text the code still tells what failed. */
     }
     pthread_mutex_lock(&f->lock);
-    if (f->ready) {
+    if (atomic_load_explicit(&f->ready, memory_order_relaxed)) {
         pthread_mutex_unlock(&f->lock);
         eng_free(msg);
         if (result)
@@ -248,23 +276,31 @@ static void complete(CassFuture *f, CassError code, const char *message, CassRes
     f->result = result;
     f->prepared = prepared;
     f->error = error;
-    f->ready = CQL_DRV_FUTURE_SETTING;
     CassFutureCallback cb = f->callback;
     void *data = f->callback_data;
+    if (!cb) {
+        /* No callback to wait for: set at once. A callback registered from now on runs in
+           the registering thread (cass_future_set_callback sees ready). */
+        atomic_store_explicit(&f->ready, 1, memory_order_release);
+        if (f->has_cond)
+            pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+        return;
+    }
+    atomic_store_explicit(&f->ready, CQL_DRV_FUTURE_SETTING, memory_order_relaxed);
     /* The callback may free the caller's reference; ours keeps f alive until the end. */
     atomic_fetch_add(&f->refs, 1);
     pthread_mutex_unlock(&f->lock);
 
-    if (cb) {
-        setting_frame frame = {f, setting_top};
-        setting_top = &frame;
-        cb(f, data);
-        setting_top = frame.prev;
-    }
+    setting_frame frame = {f, setting_top};
+    setting_top = &frame;
+    cb(f, data);
+    setting_top = frame.prev;
 
     pthread_mutex_lock(&f->lock);
-    f->ready = 1;
-    pthread_cond_broadcast(&f->cond);
+    atomic_store_explicit(&f->ready, 1, memory_order_release);
+    if (f->has_cond)
+        pthread_cond_broadcast(&f->cond);
     pthread_mutex_unlock(&f->lock);
     cass_future_free(f);
 }
@@ -319,14 +355,21 @@ void cql_drv_future_fail(CassFuture *f, const eng_err *err)
 
 /* ---- waiting ---- */
 
-/* Waits until set (or until the callback of this thread's own setting is running). */
+/*
+ * Waits until set (or until the callback of this thread's own setting is running). Afterwards
+ * the outcome fields can be read without the lock: they do not change once set.
+ */
 static void wait_set(CassFuture *f)
 {
-    if (set_by_this_thread(f))
+    if (is_set(f) || set_by_this_thread(f))
         return;
     pthread_mutex_lock(&f->lock);
-    while (f->ready != 1)
-        pthread_cond_wait(&f->cond, &f->lock);
+    while (atomic_load_explicit(&f->ready, memory_order_relaxed) != 1) {
+        if (need_cond(f) == 0)
+            pthread_cond_wait(&f->cond, &f->lock);
+        else
+            poll_unlocked(f);
+    }
     pthread_mutex_unlock(&f->lock);
 }
 
@@ -340,7 +383,7 @@ cass_bool_t cass_future_wait_timed(CassFuture *future, cass_duration_t timeout_u
 {
     if (!future)
         return cass_false;
-    if (set_by_this_thread(future))
+    if (is_set(future) || set_by_this_thread(future))
         return cass_true;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -357,22 +400,27 @@ cass_bool_t cass_future_wait_timed(CassFuture *future, cass_duration_t timeout_u
     }
     pthread_mutex_lock(&future->lock);
     int rc = 0;
-    while (future->ready != 1 && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&future->cond, &future->lock, &ts);
-    cass_bool_t set = future->ready == 1 ? cass_true : cass_false;
+    while (atomic_load_explicit(&future->ready, memory_order_relaxed) != 1 && rc != ETIMEDOUT) {
+        if (need_cond(future) == 0) {
+            rc = pthread_cond_timedwait(&future->cond, &future->lock, &ts);
+        } else {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (now.tv_sec > ts.tv_sec || (now.tv_sec == ts.tv_sec && now.tv_nsec >= ts.tv_nsec))
+                rc = ETIMEDOUT;
+            else
+                poll_unlocked(future);
+        }
+    }
+    cass_bool_t set = atomic_load_explicit(&future->ready, memory_order_relaxed) == 1;
     pthread_mutex_unlock(&future->lock);
     return set;
 }
 
 cass_bool_t cass_future_ready(CassFuture *future)
 {
-    if (!future)
-        return cass_false;
-    pthread_mutex_lock(&future->lock);
     /* As the driver: a future becomes ready once its callback has returned. */
-    cass_bool_t r = future->ready == 1 ? cass_true : cass_false;
-    pthread_mutex_unlock(&future->lock);
-    return r;
+    return future && is_set(future) ? cass_true : cass_false;
 }
 
 CassError cass_future_set_callback(CassFuture *future, CassFutureCallback callback, void *data)
@@ -392,7 +440,7 @@ CassError cass_future_set_callback(CassFuture *future, CassFutureCallback callba
     future->callback = callback;
     future->callback_data = data;
     /* Set (or being set, past the point where the setter looked for a callback): run it here. */
-    int run_now = future->ready != 0;
+    int run_now = atomic_load_explicit(&future->ready, memory_order_relaxed) != 0;
     pthread_mutex_unlock(&future->lock);
     if (run_now)
         callback(future, data); /* may free the future: nothing touches it after */
@@ -406,13 +454,9 @@ const CassResult *cass_future_get_result(CassFuture *future)
     if (!future)
         return NULL;
     wait_set(future);
-    pthread_mutex_lock(&future->lock);
-    CassResult *r = NULL;
-    if (future->kind == CQL_DRV_FUTURE_RESULT && future->code == CASS_OK) {
-        r = (CassResult *)cql_drv_result_ref(future->result); /* the caller frees its reference */
-    }
-    pthread_mutex_unlock(&future->lock);
-    return r;
+    if (future->kind != CQL_DRV_FUTURE_RESULT || future->code != CASS_OK)
+        return NULL;
+    return (CassResult *)cql_drv_result_ref(future->result); /* the caller frees its reference */
 }
 
 const CassPrepared *cass_future_get_prepared(CassFuture *future)
@@ -420,14 +464,12 @@ const CassPrepared *cass_future_get_prepared(CassFuture *future)
     if (!future)
         return NULL;
     wait_set(future);
-    pthread_mutex_lock(&future->lock);
     CassPrepared *p = NULL;
     if (future->kind == CQL_DRV_FUTURE_PREPARE && future->code == CASS_OK) {
         p = future->prepared; /* a new reference at each call, as the driver's */
         if (p)
             atomic_fetch_add(&p->refs, 1);
     }
-    pthread_mutex_unlock(&future->lock);
     return p;
 }
 
@@ -436,10 +478,7 @@ const CassErrorResult *cass_future_get_error_result(CassFuture *future)
     if (!future)
         return NULL;
     wait_set(future);
-    pthread_mutex_lock(&future->lock);
-    CassErrorResult *e = cql_drv_error_result_copy(future->error);
-    pthread_mutex_unlock(&future->lock);
-    return e;
+    return cql_drv_error_result_copy(future->error);
 }
 
 CassError cass_future_error_code(CassFuture *future)
@@ -447,10 +486,7 @@ CassError cass_future_error_code(CassFuture *future)
     if (!future)
         return CASS_ERROR_LIB_BAD_PARAMS;
     wait_set(future);
-    pthread_mutex_lock(&future->lock);
-    CassError code = future->code;
-    pthread_mutex_unlock(&future->lock);
-    return code;
+    return future->code;
 }
 
 void cass_future_error_message(CassFuture *future, const char **message, size_t *message_length)
@@ -458,10 +494,8 @@ void cass_future_error_message(CassFuture *future, const char **message, size_t 
     const char *m = "";
     if (future) {
         wait_set(future);
-        pthread_mutex_lock(&future->lock);
         if (future->code != CASS_OK)
             m = future->message ? future->message : cass_error_desc(future->code);
-        pthread_mutex_unlock(&future->lock);
     }
     if (message)
         *message = m;

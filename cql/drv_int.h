@@ -89,16 +89,21 @@ struct CassValue_ {
 
 struct CassRow_ {
     const CassResult *result;
-    size_t index;
+    size_t n_cols;            /* the result's, kept here for cass_row_get_column */
     CassValue *values;        /* n_cols views */
 };
 
+/*
+ * One allocation (drv_result.c): the struct, then col_types and the first row's values. Only the
+ * first row has views here (cass_result_first_row); a result iterator builds those of the row it
+ * stands on, so nothing in a result changes after construction.
+ */
 struct CassResult_ {
     _Atomic int refs;         /* the future holds one; each cass_future_get_result adds one */
     cql_result *r;            /* owned */
-    CassDataType **col_types; /* owned references, n_cols */
-    CassRow *rows;            /* n_rows rows */
-    CassValue *values;        /* n_rows * n_cols views */
+    size_t n_rows, n_cols;    /* r's for a ROWS result, else 0 */
+    CassDataType **col_types; /* references (scalars: the shared ones), n_cols */
+    CassRow first_row;        /* row 0 when n_rows > 0 (values NULL when n_cols is 0) */
     eng_buf paging_state;     /* copy of r->paging_state */
 };
 
@@ -119,7 +124,8 @@ const CassResult *cql_drv_result_ref(const CassResult *res);
  * Position: pos counts the successful cass_iterator_next calls. Before the
  * first there is no current item (getters return NULL); the current item is
  * index pos - 1 while 1 <= pos <= count; once next returns cass_false, pos
- * stays at count. cass_iterator_next for the metadata kinds only advances pos.
+ * stays at count. cass_iterator_next for the metadata kinds only advances pos;
+ * for RESULT it builds the views of row pos (row 0 is the result's first_row).
  */
 struct CassIterator_ {
     CassIteratorType type;
@@ -127,7 +133,10 @@ struct CassIterator_ {
     size_t pos;               /* successful cass_iterator_next calls; current item is pos - 1 */
     void *owned;              /* freed with eng_free by cass_iterator_free, or NULL */
     union {
-        const CassResult *result;        /* RESULT: the current row is result->rows[pos - 1] */
+        struct {                         /* RESULT (one allocation with row.values) */
+            const CassResult *result;
+            CassRow row;                 /* row pos - 1: views built by cass_iterator_next */
+        } rows;
         const CassRow *row;              /* ROW: the current value is row->values[pos - 1] */
         struct {                         /* COLLECTION, MAP, TUPLE, USER_TYPE_FIELD */
             const CassDataType *type;    /* the walked value's type (borrowed) */
@@ -163,13 +172,18 @@ struct CassPrepared_ {
 CassPrepared *cql_drv_prepared_new(cql_prepared *p); /* takes the reference over */
 void cql_drv_prepared_unref(const CassPrepared *p);
 
+/*
+ * One allocation with its first value slots (drv_statement.c): len and off point after the struct
+ * until cass_statement_reset_parameters gives them a block of their own (slots_block).
+ */
 struct CassStatement_ {
-    char *query;              /* owned copy of the text */
+    char *query;              /* simple: owned copy of the text; bound: NULL (runs the prepared) */
     size_t query_len;
     CassPrepared *prepared;   /* reference, or NULL for a simple statement */
     size_t n_values;
     int32_t *len;             /* per value: ENG_UNSET until bound, ENG_NULL for null */
     size_t *off;              /* offset in data */
+    void *slots_block;        /* owned block holding off then len, or NULL: in the statement's */
     char **names;             /* simple statements bound by name: the marker name per slot */
     eng_buf data;
     int32_t paging_size;      /* <= 0: no paging */
@@ -177,7 +191,7 @@ struct CassStatement_ {
     int64_t timestamp;        /* ENG_TS_NONE unless set */
     CassConsistency consistency;
     CassConsistency serial_consistency;
-    char *keyspace;
+    char *keyspace;           /* simple: owned or NULL; bound: the prepared's (borrowed) */
     cass_uint64_t request_timeout_ms;
     cass_bool_t idempotent;
 };
@@ -194,8 +208,10 @@ struct CassBatch_ {
     cass_bool_t idempotent;
 };
 
-/* The statement's values as executor options (views valid while the statement lives). */
-int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val **vals);
+/* The statement's values as executor options (views valid while the statement lives), in buf
+   when its buf_n entries hold them, else in *heap. */
+int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val *buf,
+                              size_t buf_n, eng_val **heap);
 
 /* ---- futures (drv_future.c) ---- */
 
@@ -221,8 +237,9 @@ struct CassFuture_ {
     _Atomic int refs;            /* the caller's and, while running, the producer's */
     cql_drv_future_kind kind;
     pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int ready;
+    pthread_cond_t cond;         /* made by the first waiter (has_cond), under the lock */
+    int has_cond;                /* under the lock */
+    _Atomic int ready;           /* written under the lock; 1 (release): the outcome is final */
     CassError code;
     char *message;
     CassResult *result;          /* RESULT futures; handed out by cass_future_get_result */
@@ -382,8 +399,8 @@ enum cql_drv_retry_kind {
 
 /*
  * How drv_session.c uses drv_statement.c's objects (so both sides agree):
- *  - cql_drv_statement_options(st, &o, &vals): non-zero is a failure (a CassError when
- *    >= 1 << 24, else an eng_err code); *vals (may stay NULL) is freed with eng_free. The
+ *  - cql_drv_statement_options(st, &o, buf, buf_n, &heap): non-zero is a failure (a CassError
+ *    when >= 1 << 24, else an eng_err code); heap (may stay NULL) is freed with eng_free. The
  *    session then sets o.consistency / o.serial_consistency / o.timestamp itself: a level
  *    CASS_CONSISTENCY_UNKNOWN (serial also ANY) is "not set: the cluster's", a timestamp
  *    ENG_TS_NONE "not set: the cluster's generator, else the engine's". The same holds for
@@ -430,7 +447,9 @@ int cql_drv_name_eq(const char *have, const char *want, size_t want_len);
 /*
  * drv_datatype.c: the type of a result column or bind marker as the driver decodes it from the
  * protocol: as cql_drv_type_from_eng, but nothing in it frozen (the protocol does not say).
- * A new reference; NULL on OOM.
+ * A new reference; NULL on OOM. Scalar types (and scalar sub-types) are shared, read-only
+ * objects that live as long as the program: cql_drv_type_ref / _unref leave them alone, and
+ * nothing may change them (hand them out as const, copy before building on them).
  */
 CassDataType *cql_drv_type_from_protocol(const eng_type *t);
 
@@ -445,9 +464,10 @@ CassDataType *cql_drv_type_from_protocol(const eng_type *t);
  * first one a statement added to it has).
  *
  * cql_drv_statement_options (declared above) starts from cql_exec_options_init, copies the
- * levels that are set, page size, paging state and timestamp, and points o->values at *vals,
- * an array of n_values views into the statement that it allocates (NULL when n_values is 0);
- * the caller frees it with eng_free. Returns 0 or ENG_E_NOMEM (*vals NULL).
+ * levels that are set, page size, paging state and timestamp, and points o->values at an array
+ * of n_values views into the statement (NULL when n_values is 0): the caller's buf when n_values
+ * <= buf_n (a request passes a few on the stack), else one it allocates into *heap, which the
+ * caller frees with eng_free. Returns 0 or ENG_E_NOMEM (*heap NULL).
  */
 
 /*

@@ -1,11 +1,14 @@
 /*
  * Results, rows, values and iterators of the driver API (cassandra.h): the
  * read side of a query. A CassResult wraps one executor result page
- * (cql_result) and builds, once, a view per cell: rows and values are
- * borrowed pointers into it, so reading costs no allocation and everything
- * handed out lives until cass_result_free. Nothing here is ever written
- * after construction, which is what makes a result safe to read from many
- * threads at once.
+ * (cql_result) in one allocation with its column types (the shared scalar
+ * types for scalar columns) and the views of its first row. As the C++
+ * driver's ResultIterator, a result iterator builds the views of the row it
+ * stands on in its own storage: a row and its values handed out by the
+ * iterator last until the next cass_iterator_next (cassandra.h's rule), the
+ * first row, column types and names until cass_result_free. Nothing in a
+ * result is written after construction, which is what makes it safe to read
+ * from many threads at once, each with its own iterators.
  *
  * Values are native-protocol bytes (facts §2) with their CassDataType. The
  * typed getters follow the driver's checks in its order (src/value.cpp): a
@@ -26,6 +29,7 @@
  * is shared with the schema metadata iterators (drv_int.h); next, type and
  * free serve every kind.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "drv_codec.h"
@@ -67,77 +71,89 @@ static int is_duration_type(const CassDataType *t)
 
 static size_t result_rows(const CassResult *res)
 {
-    return res && res->r && res->r->kind == CQL_RESULT_ROWS ? res->r->n_rows : 0;
+    return res ? res->n_rows : 0;
 }
 
 static size_t result_cols(const CassResult *res)
 {
-    return res && res->r && res->r->kind == CQL_RESULT_ROWS ? res->r->n_cols : 0;
+    return res ? res->n_cols : 0;
 }
 
+/* The column types are the shared scalars (drv_datatype.c) or, for the others, owned. */
 static void result_destroy(CassResult *res)
 {
-    size_t nc = result_cols(res);
-    if (res->col_types) {
-        for (size_t c = 0; c < nc; c++)
-            if (res->col_types[c])
-                cql_drv_type_unref(res->col_types[c]);
-        eng_free(res->col_types);
-    }
-    eng_free(res->rows);
-    eng_free(res->values);
+    for (size_t c = 0; c < res->n_cols; c++)
+        cql_drv_type_unref(res->col_types[c]);
     eng_buf_free(&res->paging_state);
     cql_result_free(res->r);
     eng_free(res);
 }
 
+/* Lays n items of `each` bytes out at the end of a block of *size bytes: *at is their offset,
+   aligned for any type; -1 on overflow. */
+static int block_at(size_t *size, size_t *at, size_t n, size_t each)
+{
+    size_t align = _Alignof(max_align_t), start = (*size + align - 1) / align * align;
+    if (start < *size || (n && each > (SIZE_MAX - start) / n))
+        return -1;
+    *at = start;
+    *size = start + n * each;
+    return 0;
+}
+
+/* The views of row i of res: one per column, each with the column's type. */
+static void row_fill(const CassResult *res, size_t i, CassRow *row)
+{
+    size_t nc = res->n_cols;
+    CassDataType *const *types = res->col_types;
+    const eng_val *cell = res->r->cells + i * nc;
+    CassValue *v = row->values;
+    for (size_t c = 0; c < nc; c++) {
+        v[c].type = types[c];
+        v[c].p = cell[c].p;
+        v[c].len = cell[c].len < 0 ? ENG_NULL : cell[c].len;
+    }
+}
+
 /*
- * r may be NULL (an execution that asked for no result): the wrapper is then
- * an empty result, as the driver's VOID result, so NULL means only OOM.
+ * One allocation per result: the CassResult, then its column types and the
+ * views of its first row (cass_result_first_row); an iterator builds the views
+ * of each row it stands on, as the driver's ResultIterator decodes them. r may
+ * be NULL (an execution that asked for no result): the wrapper is then an
+ * empty result, as the driver's VOID result, so NULL means only OOM.
  */
 CassResult *cql_drv_result_new(cql_result *r)
 {
-    CassResult *res = eng_calloc(1, sizeof *res);
-    if (!res) {
+    int rows = r && r->kind == CQL_RESULT_ROWS;
+    size_t nr = rows ? r->n_rows : 0, nc = rows ? r->n_cols : 0;
+    size_t size = sizeof(CassResult), types_at, values_at;
+    if (block_at(&size, &types_at, nc, sizeof(CassDataType *)) ||
+        block_at(&size, &values_at, nr ? nc : 0, sizeof(CassValue))) {
         cql_result_free(r);
         return NULL;
     }
-    res->refs = 1;
-    res->r = r;
-    size_t nr = result_rows(res), nc = result_cols(res);
-    if (nc) {
-        res->col_types = eng_calloc(nc, sizeof *res->col_types);
-        if (!res->col_types)
-            goto fail;
-        for (size_t c = 0; c < nc; c++) {
-            res->col_types[c] = cql_drv_type_from_protocol(r->cols[c].type);
-            if (!res->col_types[c])
-                goto fail;
-        }
+    char *block = eng_malloc(size);
+    if (!block) {
+        cql_result_free(r);
+        return NULL;
     }
-    if (nr) {
-        res->rows = eng_calloc(nr, sizeof *res->rows);
-        if (!res->rows)
+    CassResult *res = (CassResult *)block;
+    memset(res, 0, sizeof *res);
+    atomic_init(&res->refs, 1);
+    res->r = r;
+    res->col_types = (CassDataType **)(block + types_at);
+    for (size_t c = 0; c < nc; c++) {
+        res->col_types[c] = cql_drv_type_from_protocol(r->cols[c].type);
+        if (!res->col_types[c])
             goto fail;
-        if (nc) {
-            if (nr > SIZE_MAX / sizeof *res->values / nc)
-                goto fail;
-            res->values = eng_malloc(nr * nc * sizeof *res->values);
-            if (!res->values)
-                goto fail;
-        }
-        for (size_t i = 0; i < nr; i++) {
-            CassRow *row = &res->rows[i];
-            row->result = res;
-            row->index = i;
-            row->values = nc ? &res->values[i * nc] : NULL;
-            for (size_t c = 0; c < nc; c++) {
-                const eng_val *cell = &r->cells[i * nc + c];
-                row->values[c].type = res->col_types[c];
-                row->values[c].p = cell->p;
-                row->values[c].len = cell->len < 0 ? ENG_NULL : cell->len;
-            }
-        }
+        res->n_cols = c + 1; /* the types result_destroy releases */
+    }
+    res->n_rows = nr;
+    res->first_row.result = res;
+    res->first_row.n_cols = nc;
+    if (nr && nc) {
+        res->first_row.values = (CassValue *)(block + values_at);
+        row_fill(res, 0, &res->first_row);
     }
     if (r && r->has_more) {
         eng_buf_put(&res->paging_state, r->paging_state.p, r->paging_state.len);
@@ -203,7 +219,7 @@ const CassDataType *cass_result_column_data_type(const CassResult *result, size_
 
 const CassRow *cass_result_first_row(const CassResult *result)
 {
-    return result_rows(result) ? &result->rows[0] : NULL;
+    return result_rows(result) ? &result->first_row : NULL;
 }
 
 cass_bool_t cass_result_has_more_pages(const CassResult *result)
@@ -228,7 +244,7 @@ CassError cass_result_paging_state_token(const CassResult *result, const char **
 
 const CassValue *cass_row_get_column(const CassRow *row, size_t index)
 {
-    if (!row || index >= result_cols(row->result))
+    if (!row || index >= row->n_cols)
         return NULL;
     return &row->values[index];
 }
@@ -272,8 +288,7 @@ const CassValue *cass_row_get_column_by_name_n(const CassRow *row, const char *n
         name++;
         name_length -= 2;
     }
-    size_t nc = result_cols(row->result);
-    for (size_t c = 0; c < nc; c++) {
+    for (size_t c = 0; c < row->n_cols; c++) {
         const char *s = row->result->r->cols[c].name;
         if (s && name_equals(s, name, name_length, exact))
             return &row->values[c];
@@ -528,13 +543,25 @@ CassIteratorType cass_iterator_type(CassIterator *iterator)
     return iterator ? iterator->type : CASS_ITERATOR_TYPE_RESULT;
 }
 
+/* One allocation: the iterator, then the views of the row it stands on. */
 CassIterator *cass_iterator_from_result(const CassResult *result)
 {
     if (!result)
         return NULL;
-    CassIterator *it = cql_drv_iterator_new(CASS_ITERATOR_TYPE_RESULT, result_rows(result));
-    if (it)
-        it->u.result = result;
+    size_t size = sizeof(CassIterator), values_at;
+    if (block_at(&size, &values_at, result->n_cols, sizeof(CassValue)))
+        return NULL;
+    char *block = eng_malloc(size);
+    if (!block)
+        return NULL;
+    CassIterator *it = (CassIterator *)block;
+    memset(it, 0, sizeof *it);
+    it->type = CASS_ITERATOR_TYPE_RESULT;
+    it->count = result->n_rows;
+    it->u.rows.result = result;
+    it->u.rows.row.result = result;
+    it->u.rows.row.n_cols = result->n_cols;
+    it->u.rows.row.values = result->n_cols ? (CassValue *)(block + values_at) : NULL;
     return it;
 }
 
@@ -542,7 +569,7 @@ CassIterator *cass_iterator_from_row(const CassRow *row)
 {
     if (!row)
         return NULL;
-    CassIterator *it = cql_drv_iterator_new(CASS_ITERATOR_TYPE_ROW, result_cols(row->result));
+    CassIterator *it = cql_drv_iterator_new(CASS_ITERATOR_TYPE_ROW, row->n_cols);
     if (it)
         it->u.row = row;
     return it;
@@ -632,7 +659,8 @@ static int read_item(eng_items *items, const CassDataType *t, CassValue *out, in
     return 1;
 }
 
-static cass_bool_t value_iterator_next(CassIterator *it)
+/* Kept out of line so that walking rows, the common case, stays a short call. */
+static __attribute__((noinline)) cass_bool_t value_iterator_next(CassIterator *it)
 {
     const CassDataType *t = it->u.value.type;
     eng_items *items = &it->u.value.items;
@@ -662,15 +690,20 @@ cass_bool_t cass_iterator_next(CassIterator *iterator)
     if (!iterator || iterator->pos >= iterator->count)
         return cass_false;
     switch (iterator->type) {
+    case CASS_ITERATOR_TYPE_RESULT: /* the views of the row it moves to; row 0 has its own */
+        if (iterator->pos > 0)
+            row_fill(iterator->u.rows.result, iterator->pos, &iterator->u.rows.row);
+        break;
     case CASS_ITERATOR_TYPE_COLLECTION:
     case CASS_ITERATOR_TYPE_MAP:
     case CASS_ITERATOR_TYPE_TUPLE:
     case CASS_ITERATOR_TYPE_USER_TYPE_FIELD:
         return value_iterator_next(iterator);
-    default: /* rows, columns, schema metadata: views built in advance */
-        iterator->pos++;
-        return cass_true;
+    default: /* columns, schema metadata: views built in advance */
+        break;
     }
+    iterator->pos++;
+    return cass_true;
 }
 
 /* 1 if the iterator is of that kind and stands on an item. */
@@ -683,7 +716,8 @@ const CassRow *cass_iterator_get_row(const CassIterator *iterator)
 {
     if (!on_item(iterator, CASS_ITERATOR_TYPE_RESULT))
         return NULL;
-    return &iterator->u.result->rows[iterator->pos - 1];
+    /* As the driver's ResultIterator: the first row is the result's own. */
+    return iterator->pos == 1 ? &iterator->u.rows.result->first_row : &iterator->u.rows.row;
 }
 
 const CassValue *cass_iterator_get_column(const CassIterator *iterator)

@@ -116,9 +116,9 @@ static void fail_with(CassFuture *f, CassError code, const char *fmt, ...)
 }
 
 /* An eng_err carrying an allocation failure. */
-static void nomem(eng_err *err, const char *what)
+static int nomem(eng_err *err, const char *what)
 {
-    eng_errorf(err, ENG_E_NOMEM, "out of memory %s", what);
+    return eng_errorf(err, ENG_E_NOMEM, "out of memory %s", what);
 }
 
 /* ---- requests: keeping the database open while they run ---- */
@@ -137,11 +137,17 @@ static int begin_request(session_impl *si, eng_db **db)
     return 0;
 }
 
+/* Under the lock. Only a close waits for `active` to fall to 0 (it set ST_CLOSING first). */
+static void end_request_locked(session_impl *si)
+{
+    if (--si->active == 0 && si->state == ST_CLOSING)
+        pthread_cond_broadcast(&si->cond);
+}
+
 static void end_request(session_impl *si)
 {
     pthread_mutex_lock(&si->pub.lock);
-    if (--si->active == 0)
-        pthread_cond_broadcast(&si->cond);
+    end_request_locked(si);
     pthread_mutex_unlock(&si->pub.lock);
 }
 
@@ -180,15 +186,53 @@ static int use_keyspace(cql_session *s, const char *ks, size_t len, cql_result *
 }
 
 /*
- * Borrows an executor session on the session's current keyspace. A pooled one
- * that is behind runs USE first; if that fails (the keyspace was dropped) the
- * request runs on a fresh executor session without a keyspace rather than on
- * the wrong one, and the next request tries again.
+ * Ends a request begun by start_request, under one lock: gives the executor
+ * session back (slot may be NULL) and unregisters the request. A SET_KEYSPACE
+ * result moves the session's keyspace on.
  */
-static int acquire_slot(session_impl *si, eng_db *db, exec_slot **out, eng_err *err)
+static void finish_request(session_impl *si, exec_slot *slot, const cql_result *r)
+{
+    char *ks = NULL;
+    if (slot && r && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace)
+        ks = eng_strdup(r->keyspace); /* on OOM the keyspace stays; the slot is resynced */
+    pthread_mutex_lock(&si->pub.lock);
+    if (slot) {
+        if (ks) {
+            eng_free(si->keyspace);
+            si->keyspace = ks;
+            slot->gen = ++si->ks_gen;
+        } else if (r && r->kind == CQL_RESULT_SET_KEYSPACE) {
+            slot->gen = SLOT_GEN_UNKNOWN;
+        }
+        slot->next = si->idle;
+        si->idle = slot;
+    }
+    end_request_locked(si);
+    pthread_mutex_unlock(&si->pub.lock);
+}
+
+/*
+ * Starts a request: registers it on a connected session (its database stays
+ * open until finish_request) and borrows an executor session on the
+ * session's current keyspace, both under one lock. A pooled executor session
+ * that is behind runs USE first; if that fails (the keyspace was dropped)
+ * the request runs on a fresh executor session without a keyspace rather
+ * than on the wrong one, and the next request tries again. Returns 0 (finish
+ * it with finish_request), NOT_CONNECTED, or an engine code in err; on
+ * failure there is nothing to finish.
+ */
+#define NOT_CONNECTED (-1)
+
+static int start_request(session_impl *si, eng_db **db_out, exec_slot **out, eng_err *err)
 {
     *out = NULL;
     pthread_mutex_lock(&si->pub.lock);
+    if (si->state != ST_CONNECTED || !si->pub.db) {
+        pthread_mutex_unlock(&si->pub.lock);
+        return NOT_CONNECTED;
+    }
+    si->active++;
+    eng_db *db = *db_out = si->pub.db;
     exec_slot *slot = si->idle;
     if (slot)
         si->idle = slot->next;
@@ -198,28 +242,21 @@ static int acquire_slot(session_impl *si, eng_db *db, exec_slot **out, eng_err *
     if (si->keyspace && (!slot || slot->gen != gen))
         oom = !(ks = eng_strdup(si->keyspace));
     pthread_mutex_unlock(&si->pub.lock);
+    int rc = 0;
     if (oom) {
-        if (slot) {
-            pthread_mutex_lock(&si->pub.lock);
-            slot->next = si->idle;
-            si->idle = slot;
-            pthread_mutex_unlock(&si->pub.lock);
-        }
-        nomem(err, "starting a request");
-        return ENG_E_NOMEM;
+        rc = nomem(err, "starting a request");
+        goto fail;
     }
     if (!slot) {
         slot = eng_calloc(1, sizeof *slot);
         if (!slot) {
-            eng_free(ks);
-            nomem(err, "starting a request");
-            return ENG_E_NOMEM;
+            rc = nomem(err, "starting a request");
+            goto fail;
         }
-        int rc = cql_session_new(db, &slot->s, err);
-        if (rc) {
+        if ((rc = cql_session_new(db, &slot->s, err))) {
             eng_free(slot);
-            eng_free(ks);
-            return rc;
+            slot = NULL;
+            goto fail;
         }
         slot->gen = 0; /* no keyspace yet */
     }
@@ -232,11 +269,10 @@ static int acquire_slot(session_impl *si, eng_db *db, exec_slot **out, eng_err *
             /* No USE can take a session back to "no keyspace", and a failed one leaves the
                old keyspace: start over from a fresh executor session. */
             cql_session *fresh;
-            int rc = cql_session_new(db, &fresh, err);
-            if (rc) {
+            if ((rc = cql_session_new(db, &fresh, err))) {
                 slot_free(slot);
-                eng_free(ks);
-                return rc;
+                slot = NULL;
+                goto fail;
             }
             cql_session_free(slot->s);
             slot->s = fresh;
@@ -246,25 +282,10 @@ static int acquire_slot(session_impl *si, eng_db *db, exec_slot **out, eng_err *
     eng_free(ks);
     *out = slot;
     return 0;
-}
-
-/* Returns the executor session; a SET_KEYSPACE result moves the session's keyspace on. */
-static void release_slot(session_impl *si, exec_slot *slot, const cql_result *r)
-{
-    char *ks = NULL;
-    if (r && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace)
-        ks = eng_strdup(r->keyspace); /* on OOM the keyspace stays; the slot is resynced */
-    pthread_mutex_lock(&si->pub.lock);
-    if (ks) {
-        eng_free(si->keyspace);
-        si->keyspace = ks;
-        slot->gen = ++si->ks_gen;
-    } else if (r && r->kind == CQL_RESULT_SET_KEYSPACE) {
-        slot->gen = SLOT_GEN_UNKNOWN;
-    }
-    slot->next = si->idle;
-    si->idle = slot;
-    pthread_mutex_unlock(&si->pub.lock);
+fail:
+    eng_free(ks);
+    finish_request(si, slot, NULL); /* a pooled slot goes back as it was */
+    return rc;
 }
 
 /* ---- connect ---- */
@@ -592,20 +613,19 @@ static CassFuture *prepare_text(CassSession *session, const char *query, size_t 
     }
     session_impl *si = impl_of(session);
     eng_db *db;
-    if (begin_request(si, &db)) {
-        fail_not_connected(f);
-        return f;
-    }
     eng_err err;
     eng_err_clear(&err);
     exec_slot *slot;
     cql_prepared *p = NULL;
-    int rc = acquire_slot(si, db, &slot, &err);
+    int rc = start_request(si, &db, &slot, &err);
+    if (rc == NOT_CONNECTED) {
+        fail_not_connected(f);
+        return f;
+    }
     if (!rc) {
         rc = cql_prepare(slot->s, query, len, &p, &err);
-        release_slot(si, slot, NULL);
+        finish_request(si, slot, NULL);
     }
-    end_request(si);
     if (rc)
         cql_drv_future_fail(f, &err);
     else
@@ -638,6 +658,9 @@ CassFuture *cass_session_prepare_from_existing(CassSession *session, CassStateme
 }
 
 /* ---- execute ---- */
+
+/* Values a request passes to the executor from the stack; more take an allocation. */
+#define STACK_VALUES 16
 
 /* The failure of cql_drv_statement_options: a CassError, or an engine code. */
 static void options_error(int rc, eng_err *err)
@@ -709,11 +732,12 @@ static void apply_defaults(const session_impl *si, CassConsistency consistency,
 
 /*
  * Prepares (simple) or references (bound) the statement and fills its options.
+ * The values' views go to buf when they fit its buf_n entries, else to *vals.
  * *p, *vals and *mapped are the caller's to release (also on failure).
  */
 static int statement_request(const session_impl *si, exec_slot *slot, const CassStatement *st,
-                             cql_prepared **p, cql_exec_options *o, eng_val **vals,
-                             eng_val **mapped, eng_err *err)
+                             cql_prepared **p, cql_exec_options *o, eng_val *buf, size_t buf_n,
+                             eng_val **vals, eng_val **mapped, eng_err *err)
 {
     *p = NULL;
     *vals = NULL;
@@ -729,8 +753,7 @@ static int statement_request(const session_impl *si, exec_slot *slot, const Cass
         if ((rc = cql_prepare(slot->s, st->query, st->query_len, p, err)))
             return rc;
     }
-    cql_exec_options_init(o);
-    if ((rc = cql_drv_statement_options(st, o, vals))) {
+    if ((rc = cql_drv_statement_options(st, o, buf, buf_n, vals))) {
         options_error(rc, err);
         return err->code;
     }
@@ -749,28 +772,28 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
     }
     session_impl *si = impl_of(session);
     eng_db *db;
-    if (begin_request(si, &db)) {
-        fail_not_connected(f);
-        return f;
-    }
     eng_err err;
     eng_err_clear(&err);
     exec_slot *slot;
     cql_result *r = NULL;
-    int rc = acquire_slot(si, db, &slot, &err);
+    int rc = start_request(si, &db, &slot, &err);
+    if (rc == NOT_CONNECTED) {
+        fail_not_connected(f);
+        return f;
+    }
     if (!rc) {
         cql_prepared *p;
         cql_exec_options o;
-        eng_val *vals, *mapped;
-        rc = statement_request(si, slot, statement, &p, &o, &vals, &mapped, &err);
+        eng_val buf[STACK_VALUES], *vals, *mapped;
+        rc =
+            statement_request(si, slot, statement, &p, &o, buf, STACK_VALUES, &vals, &mapped, &err);
         if (!rc)
             rc = cql_execute(slot->s, p, &o, &r, &err);
         eng_free(mapped);
         eng_free(vals);
         cql_prepared_unref(p);
-        release_slot(si, slot, rc ? NULL : r);
+        finish_request(si, slot, rc ? NULL : r);
     }
-    end_request(si);
     if (rc) {
         cql_result_free(r);
         cql_drv_future_fail(f, &err);
@@ -799,29 +822,29 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     }
     session_impl *si = impl_of(session);
     eng_db *db;
-    if (begin_request(si, &db)) {
+    eng_err err;
+    eng_err_clear(&err);
+    exec_slot *slot = NULL;
+    int rc = start_request(si, &db, &slot, &err);
+    if (rc == NOT_CONNECTED) {
         fail_not_connected(f);
         return f;
     }
-    eng_err err;
-    eng_err_clear(&err);
     size_t n = batch->n;
     cql_prepared **ps = eng_calloc(n ? n : 1, sizeof *ps);
     cql_exec_options *os = eng_calloc(n ? n : 1, sizeof *os);
     eng_val **vals = eng_calloc(n ? n : 1, sizeof *vals);
     eng_val **mapped = eng_calloc(n ? n : 1, sizeof *mapped);
     cql_result *r = NULL;
-    exec_slot *slot = NULL;
-    int rc = (!ps || !os || !vals || !mapped)
-                 ? eng_errorf(&err, ENG_E_NOMEM, "out of memory executing a batch")
-                 : acquire_slot(si, db, &slot, &err);
+    if (!rc && (!ps || !os || !vals || !mapped))
+        rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory executing a batch");
     for (size_t i = 0; !rc && i < n; i++) {
         const CassStatement *st = batch->stmts[i];
         if (!st) {
             rc = eng_errorf(&err, ENG_E_INVALID, "The batch holds no statement at %zu", i);
             break;
         }
-        rc = statement_request(si, slot, st, &ps[i], &os[i], &vals[i], &mapped[i], &err);
+        rc = statement_request(si, slot, st, &ps[i], &os[i], NULL, 0, &vals[i], &mapped[i], &err);
         /* A BATCH message carries no per-statement timestamp or consistency. */
         os[i].timestamp = ENG_TS_NONE;
     }
@@ -837,8 +860,7 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
                                &err);
     }
     if (slot)
-        release_slot(si, slot, NULL);
-    end_request(si);
+        finish_request(si, slot, NULL);
     for (size_t i = 0; i < n; i++) {
         if (ps)
             cql_prepared_unref(ps[i]);

@@ -195,27 +195,30 @@ const CassDataType *cass_prepared_parameter_data_type_by_name_n(const CassPrepar
 
 /* ---- statements: life cycle ---- */
 
-/* n value slots, all unset; 0 or -1 (OOM, nothing allocated). */
-static int slots_new(size_t n, int32_t **len, size_t **off)
+/*
+ * Room reserved for a bound statement's values when it is made, so binding does not grow the
+ * buffer from nothing (64, 128, 256 bytes...): a row of a few numbers, ids and short texts fits.
+ */
+#define VALUE_RESERVE 256
+
+/* Bytes of n value slots: the offsets, then the lengths (so the block stays aligned). */
+static int slots_size(size_t n, size_t *size)
 {
-    *len = NULL;
-    *off = NULL;
-    if (n == 0)
-        return 0;
-    if (n > SIZE_MAX / sizeof(size_t))
+    if (n > SIZE_MAX / (sizeof(size_t) + sizeof(int32_t)))
         return -1;
-    *len = eng_malloc(n * sizeof **len);
-    *off = eng_calloc(n, sizeof **off);
-    if (!*len || !*off) {
-        eng_free(*len);
-        eng_free(*off);
-        *len = NULL;
-        *off = NULL;
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        (*len)[i] = ENG_UNSET;
+    *size = n * (sizeof(size_t) + sizeof(int32_t));
     return 0;
+}
+
+/* Points off and len at the n slots laid out at `block`, all unset. */
+static void slots_init(void *block, size_t n, int32_t **len, size_t **off)
+{
+    *off = n ? block : NULL;
+    *len = n ? (int32_t *)((size_t *)block + n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        (*off)[i] = 0;
+        (*len)[i] = ENG_UNSET;
+    }
 }
 
 static void names_free(char **names, size_t n)
@@ -228,34 +231,55 @@ static void names_free(char **names, size_t n)
 static void statement_destroy(CassStatement *s)
 {
     eng_free(s->query);
+    if (!s->prepared)
+        eng_free(s->keyspace); /* a bound statement's is its prepared statement's */
     cql_drv_prepared_unref(s->prepared);
-    eng_free(s->len);
-    eng_free(s->off);
+    eng_free(s->slots_block);
     names_free(s->names, s->n_values);
     eng_buf_free(&s->data);
     eng_buf_free(&s->paging_state);
-    eng_free(s->keyspace);
     eng_free(s);
 }
 
-/* A statement with the driver's defaults: levels unknown (the session's apply), no paging. */
-static CassStatement *statement_alloc(const char *query, size_t query_len, size_t n)
+/* The statement's own block is the struct, then its first n value slots. */
+#define SLOTS_AT                                                                                   \
+    ((sizeof(CassStatement) + _Alignof(size_t) - 1) / _Alignof(size_t) * _Alignof(size_t))
+
+/*
+ * A statement with n unset values and the driver's defaults (levels unknown: the session's apply;
+ * no paging), in one allocation with its value slots. No query: the caller sets it.
+ */
+static CassStatement *statement_alloc(size_t n)
 {
-    CassStatement *s = eng_calloc(1, sizeof *s);
+    size_t slots;
+    if (slots_size(n, &slots) || slots > SIZE_MAX - SLOTS_AT)
+        return NULL;
+    CassStatement *s = eng_malloc(SLOTS_AT + slots);
     if (!s)
         return NULL;
-    s->query_len = query ? query_len : 0;
-    s->query = eng_strndup(query ? query : "", s->query_len);
+    memset(s, 0, sizeof *s);
+    slots_init((char *)s + SLOTS_AT, n, &s->len, &s->off);
+    s->n_values = n;
     s->paging_size = -1;
     s->timestamp = ENG_TS_NONE;
     s->consistency = CASS_CONSISTENCY_UNKNOWN;
     s->serial_consistency = CASS_CONSISTENCY_UNKNOWN;
     s->request_timeout_ms = CASS_UINT64_MAX;
-    if (!s->query || slots_new(n, &s->len, &s->off) != 0) {
+    return s;
+}
+
+/* A simple statement: a copy of the query. */
+static CassStatement *simple_alloc(const char *query, size_t query_len, size_t n)
+{
+    CassStatement *s = statement_alloc(n);
+    if (!s)
+        return NULL;
+    s->query_len = query ? query_len : 0;
+    s->query = eng_strndup(query ? query : "", s->query_len);
+    if (!s->query) {
         statement_destroy(s);
         return NULL;
     }
-    s->n_values = n;
     return s;
 }
 
@@ -267,26 +291,31 @@ CassStatement *cass_statement_new(const char *query, size_t parameter_count)
 CassStatement *cass_statement_new_n(const char *query, size_t query_length,
                                     size_t parameter_count)
 {
-    return statement_alloc(query, query_length, parameter_count);
+    return simple_alloc(query, query_length, parameter_count);
 }
 
+/*
+ * A bound statement runs its prepared statement, so it keeps no query text, and it borrows the
+ * prepared statement's keyspace (it holds a reference to it, and a bound statement's keyspace
+ * cannot be changed).
+ */
 CassStatement *cass_prepared_bind(const CassPrepared *prepared)
 {
     if (!prepared)
         return NULL;
     const prepared_ext *e = ext_of(prepared);
-    const char *query = cql_prepared_query(prepared->p);
-    CassStatement *s = statement_alloc(query, query ? strlen(query) : 0, prepared->n_params);
+    CassStatement *s = statement_alloc(prepared->n_params);
     if (!s)
         return NULL;
     s->prepared = prepared_ref(prepared);
+    s->keyspace = e->keyspace;
     if (e->inherit) {
         s->consistency = e->consistency;
         s->serial_consistency = e->serial_consistency;
         s->request_timeout_ms = e->request_timeout_ms;
         s->idempotent = e->idempotent;
     }
-    if (e->keyspace && !(s->keyspace = eng_strdup(e->keyspace))) {
+    if (prepared->n_params && eng_buf_reserve(&s->data, VALUE_RESERVE - 1)) {
         statement_destroy(s);
         return NULL;
     }
@@ -304,16 +333,15 @@ CassError cass_statement_reset_parameters(CassStatement *statement, size_t count
 {
     if (!statement)
         return CASS_ERROR_LIB_BAD_PARAMS;
-    int32_t *len;
-    size_t *off;
-    if (slots_new(count, &len, &off) != 0)
+    size_t size;
+    void *block = NULL;
+    if (slots_size(count, &size) || (count && !(block = eng_malloc(size))))
         return CQL_DRV_NOMEM;
-    eng_free(statement->len);
-    eng_free(statement->off);
+    eng_free(statement->slots_block);
     names_free(statement->names, statement->n_values);
     statement->names = NULL;
-    statement->len = len;
-    statement->off = off;
+    statement->slots_block = block;
+    slots_init(block, count, &statement->len, &statement->off);
     statement->n_values = count;
     eng_buf_reset(&statement->data);
     return CASS_OK;
@@ -555,20 +583,22 @@ CQL_DRV_FOR_EACH_VALUE()
 
 /* ---- statements: what the session runs ---- */
 
-int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val **vals)
+int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val *buf,
+                              size_t buf_n, eng_val **heap)
 {
     cql_exec_options_init(o);
-    *vals = NULL;
+    *heap = NULL;
     if (s->n_values > UINT32_MAX)
         return ENG_E_NOMEM; /* no protocol request carries that many values */
-    if (s->n_values && !(*vals = eng_malloc(s->n_values * sizeof **vals)))
+    eng_val *vals = buf;
+    if (s->n_values > buf_n && !(vals = *heap = eng_malloc(s->n_values * sizeof *vals)))
         return ENG_E_NOMEM;
     for (size_t i = 0; i < s->n_values; i++) {
-        (*vals)[i].len = s->len[i];
-        (*vals)[i].p = s->len[i] >= 0 ? (s->data.p ? s->data.p + s->off[i] : (const uint8_t *)"")
-                                      : NULL;
+        vals[i].len = s->len[i];
+        vals[i].p =
+            s->len[i] >= 0 ? (s->data.p ? s->data.p + s->off[i] : (const uint8_t *)"") : NULL;
     }
-    o->values = *vals;
+    o->values = s->n_values ? vals : NULL;
     o->n_values = (uint32_t)s->n_values;
     o->page_size = s->paging_size;
     if (s->paging_state.len) {
@@ -600,7 +630,8 @@ static char **names_copy(char *const *names, size_t n)
 /* A deep copy: the batch must not see later changes to the application's statement. */
 static CassStatement *statement_copy(const CassStatement *s)
 {
-    CassStatement *c = statement_alloc(s->query, s->query_len, s->n_values);
+    CassStatement *c = s->prepared ? statement_alloc(s->n_values)
+                                   : simple_alloc(s->query, s->query_len, s->n_values);
     if (!c)
         return NULL;
     if (s->n_values) {
@@ -616,7 +647,10 @@ static CassStatement *statement_copy(const CassStatement *s)
     c->serial_consistency = s->serial_consistency;
     c->request_timeout_ms = s->request_timeout_ms;
     c->idempotent = s->idempotent;
-    c->keyspace = s->keyspace ? eng_strdup(s->keyspace) : NULL;
+    if (s->prepared)
+        c->keyspace = s->keyspace; /* borrowed from the prepared statement, as s's */
+    else
+        c->keyspace = s->keyspace ? eng_strdup(s->keyspace) : NULL;
     c->names = s->names && s->n_values ? names_copy(s->names, s->n_values) : NULL;
     if (c->data.oom || c->paging_state.oom || (s->keyspace && !c->keyspace) ||
         (s->names && s->n_values && !c->names)) {

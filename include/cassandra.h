@@ -2495,7 +2495,8 @@ CASS_EXPORT cass_bool_t cass_iterator_next(CassIterator *iterator);
 /** Gets the current row of a result iterator.
  * @param[in] iterator The iterator.
  * @return The row.
- * Ownership: what the getter returns is borrowed from the object iterated.
+ * Ownership: the row is borrowed and ends at the next cass_iterator_next() or
+ *     cass_iterator_free(); its values' bytes live as long as the result.
  * Threads: one thread at a time per iterator; several iterators may walk one result at once. */
 CASS_EXPORT const CassRow *cass_iterator_get_row(const CassIterator *iterator);
 

@@ -19,14 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "driver_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-#define KS_CQL                                                                                     \
-    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
 
 /* 100-ns ticks from 1582-10-15 to the Unix epoch (the driver's TIME_OFFSET_BETWEEN_UTC_AND_EPOCH).
  */
@@ -34,45 +31,6 @@
 #define TICKS_MASK 0x0FFFFFFFFFFFFFFFULL
 #define VERSION_1 0x1000000000000000ULL
 #define DATE_EPOCH 2147483648U /* 1970-01-01 as a CQL date (2^31) */
-
-#define ASSERT_FUTURE_OK(f) future_ok(__FILE__, __LINE__, (f))
-
-static void future_ok(const char *file, int line, CassFuture *f)
-{
-    CassError rc = cass_future_error_code(f);
-    if (rc != CASS_OK) {
-        const char *m;
-        size_t n;
-        cass_future_error_message(f, &m, &n);
-        test_fail(file, line, "future failed: %s (0x%x): %.*s", cass_error_desc(rc), (unsigned)rc,
-                  (int)n, m);
-    }
-}
-
-typedef struct conn {
-    CassCluster *cluster;
-    CassSession *session;
-} conn;
-
-static void conn_open(conn *cn)
-{
-    cn->cluster = cass_cluster_new();
-    ASSERT(cn->cluster);
-    ASSERT_EQ(cass_cluster_set_contact_points(cn->cluster, "memory:"), CASS_OK);
-    cn->session = cass_session_new();
-    CassFuture *f = cass_session_connect(cn->session, cn->cluster);
-    ASSERT_FUTURE_OK(f);
-    cass_future_free(f);
-}
-
-static void conn_close(conn *cn)
-{
-    CassFuture *f = cass_session_close(cn->session);
-    ASSERT_FUTURE_OK(f);
-    cass_future_free(f);
-    cass_session_free(cn->session);
-    cass_cluster_free(cn->cluster);
-}
 
 /* Executes a statement (freed here); the caller frees the future. */
 static CassFuture *exec(CassSession *s, CassStatement *st)
@@ -82,19 +40,10 @@ static CassFuture *exec(CassSession *s, CassStatement *st)
     return f;
 }
 
-#define RUN(s, q) run_ok(__FILE__, __LINE__, (s), (q))
+/* Executes a statement (freed here) that must succeed; returns its result (the caller frees it). */
+#define EXEC_TAKE(s, st) exec_take_ok(__FILE__, __LINE__, (s), (st))
 
-static void run_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassFuture *f = exec(s, cass_statement_new(q, 0));
-    future_ok(file, line, f);
-    cass_future_free(f);
-}
-
-/* Executes a statement that must succeed and returns its result (the caller frees it). */
-#define QUERY(s, st) query_ok(__FILE__, __LINE__, (s), (st))
-
-static const CassResult *query_ok(const char *file, int line, CassSession *s, CassStatement *st)
+static const CassResult *exec_take_ok(const char *file, int line, CassSession *s, CassStatement *st)
 {
     CassFuture *f = exec(s, st);
     future_ok(file, line, f);
@@ -360,7 +309,7 @@ static int select_uuids(CassSession *s, const char *q, const CassUuid *bind, siz
     CassStatement *st = cass_statement_new(q, n_bind);
     for (size_t i = 0; i < n_bind; i++)
         ASSERT_EQ(cass_statement_bind_uuid(st, i, bind[i]), CASS_OK);
-    const CassResult *r = QUERY(s, st);
+    const CassResult *r = EXEC_TAKE(s, st);
     CassIterator *it = cass_iterator_from_result(r);
     int n = 0;
     while (cass_iterator_next(it)) {
@@ -379,7 +328,7 @@ static int select_uuids(CassSession *s, const char *q, const CassUuid *bind, siz
 TEST(uuid_min_and_max_from_time_bound_the_millisecond_as_cassandra)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.tu (k int, c timeuuid, PRIMARY KEY (k, c))");
     CassUuidGen *gen = cass_uuid_gen_new_with_node(0x0A0B0C0D0E0FULL);
@@ -523,7 +472,7 @@ TEST(time_uuids_read_back_equal_and_in_generation_order)
 {
     enum { N = 300 };
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.ev (k int, c timeuuid, v int, u uuid, PRIMARY KEY (k, c))");
     CassUuidGen *gen = cass_uuid_gen_new();
@@ -552,7 +501,7 @@ TEST(time_uuids_read_back_equal_and_in_generation_order)
         cass_future_free(f);
     }
     const CassResult *r =
-        QUERY(a.session, cass_statement_new("SELECT c, v, u, toUnixTimestamp(c) FROM ks.ev "
+        EXEC_TAKE(a.session, cass_statement_new("SELECT c, v, u, toUnixTimestamp(c) FROM ks.ev "
                                             "WHERE k = 0",
                                             0));
     ASSERT_EQ(cass_result_row_count(r), N);
@@ -710,7 +659,7 @@ TEST(inet_string_formats_as_libuv_inet_ntop)
 TEST(inet_round_trips_through_an_inet_column)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.ip (k int PRIMARY KEY, a inet)");
     const char *addrs[] = {"192.168.1.20", "2001:db8::ff00:42:8329", "::1", "::ffff:10.1.2.3"};
@@ -725,7 +674,7 @@ TEST(inet_round_trips_through_an_inet_column)
         cass_future_free(f);
         st = cass_statement_new("SELECT a FROM ks.ip WHERE k = ?", 1);
         ASSERT_EQ(cass_statement_bind_int32(st, 0, i), CASS_OK);
-        const CassResult *r = QUERY(a.session, st);
+        const CassResult *r = EXEC_TAKE(a.session, st);
         CassInet out;
         ASSERT_EQ(cass_value_get_inet(first_col(r, 0), &out), CASS_OK);
         ASSERT_EQ(out.address_length, in.address_length);
@@ -742,7 +691,7 @@ TEST(inet_round_trips_through_an_inet_column)
     for (int i = 0; i < 2; i++) {
         CassStatement *st = cass_statement_new("SELECT a FROM ks.ip WHERE k = ?", 1);
         ASSERT_EQ(cass_statement_bind_int32(st, 0, 10 + i), CASS_OK);
-        const CassResult *r = QUERY(a.session, st);
+        const CassResult *r = EXEC_TAKE(a.session, st);
         CassInet out, exp;
         ASSERT_EQ(cass_value_get_inet(first_col(r, 0), &out), CASS_OK);
         ASSERT_EQ(cass_inet_from_string(want[i], &exp), CASS_OK);
@@ -802,7 +751,7 @@ TEST(date_and_time_before_1970_are_the_day_the_instant_falls_on)
 TEST(date_and_time_from_epoch_agree_with_cassandra)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.dt (k int PRIMARY KEY, d date, tm time, ts timestamp)");
     static const struct {
@@ -834,7 +783,7 @@ TEST(date_and_time_from_epoch_agree_with_cassandra)
                                 "toUnixTimestamp(d), d, tm FROM ks.dt WHERE k = ?",
                                 1);
         ASSERT_EQ(cass_statement_bind_int32(st, 0, i), CASS_OK);
-        const CassResult *r = QUERY(a.session, st);
+        const CassResult *r = EXEC_TAKE(a.session, st);
         char buf[64];
         ASSERT_STR_EQ(text_of(first_col(r, 0), buf, sizeof buf), cases[i].date);
         ASSERT_STR_EQ(text_of(first_col(r, 1), buf, sizeof buf), cases[i].time);
@@ -1127,11 +1076,11 @@ static void count_free(void *p)
 static void use_a_session(void)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.kv (k int PRIMARY KEY, v text)");
     RUN(a.session, "INSERT INTO ks.kv (k, v) VALUES (1, 'one')");
-    const CassResult *r = QUERY(a.session, cass_statement_new("SELECT v FROM ks.kv", 0));
+    const CassResult *r = EXEC_TAKE(a.session, cass_statement_new("SELECT v FROM ks.kv", 0));
     char buf[16];
     ASSERT_STR_EQ(text_of(first_col(r, 0), buf, sizeof buf), "one");
     cass_result_free(r);
@@ -1183,7 +1132,7 @@ static const CassErrorResult *error_result_of(CassSession *s, const char *q, Cas
 TEST(error_result_of_an_invalid_query_has_the_driver_defaults)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     const struct {
         const char *q;
@@ -1219,7 +1168,7 @@ TEST(error_result_of_an_invalid_query_has_the_driver_defaults)
 TEST(error_result_of_already_exists_names_keyspace_and_table)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     RUN(a.session, KS_CQL);
     RUN(a.session, "CREATE TABLE ks.kv (k int PRIMARY KEY)");
     const CassErrorResult *e = error_result_of(a.session, "CREATE TABLE ks.kv (k int PRIMARY KEY)",
@@ -1251,7 +1200,7 @@ TEST(error_result_of_already_exists_names_keyspace_and_table)
 TEST(error_result_is_null_without_a_server_error)
 {
     conn a;
-    conn_open(&a);
+    MEMORY_CONNECT(&a);
     CassFuture *f =
         exec(a.session, cass_statement_new("SELECT release_version FROM system.local", 0));
     ASSERT_FUTURE_OK(f);

@@ -25,39 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "driver_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-#define KS_CQL                                                                                     \
-    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
-
-/* Fails the test with the future's code and message unless it succeeded. */
-#define ASSERT_FUTURE_OK(f) future_ok(__FILE__, __LINE__, (f))
-
-static void future_ok(const char *file, int line, CassFuture *f)
-{
-    CassError rc = cass_future_error_code(f);
-    if (rc != CASS_OK) {
-        const char *m;
-        size_t n;
-        cass_future_error_message(f, &m, &n);
-        test_fail(file, line, "future failed: %s (0x%x): %.*s", cass_error_desc(rc), (unsigned)rc,
-                  (int)n, m);
-    }
-}
-
-/* The future's message as a C string, in buf. */
-static const char *future_message(CassFuture *f, char *buf, size_t cap)
-{
-    const char *m;
-    size_t n;
-    cass_future_error_message(f, &m, &n);
-    snprintf(buf, cap, "%.*s", (int)n, m);
-    return buf;
-}
 
 /* Log messages at CASS_LOG_ERROR, captured instead of printed. */
 static int errors_logged;
@@ -83,11 +55,6 @@ static const char *file_uri(char *buf, size_t cap, const char *name)
     return buf;
 }
 
-typedef struct conn {
-    CassCluster *cluster;
-    CassSession *session;
-} conn;
-
 /* A cluster on one contact point; file databases skip fsync (tests, not durability). */
 static CassCluster *cluster_on(const char *contact)
 {
@@ -99,39 +66,7 @@ static CassCluster *cluster_on(const char *contact)
     return c;
 }
 
-#define CONNECT(cn, contact) conn_open(__FILE__, __LINE__, (cn), (contact))
-
-static void conn_open(const char *file, int line, conn *cn, const char *contact)
-{
-    cn->cluster = cluster_on(contact);
-    cn->session = cass_session_new();
-    CassFuture *f = cass_session_connect(cn->session, cn->cluster);
-    future_ok(file, line, f);
-    cass_future_free(f);
-}
-
-static void conn_close(conn *cn)
-{
-    CassFuture *f = cass_session_close(cn->session);
-    ASSERT_FUTURE_OK(f);
-    cass_future_free(f);
-    cass_session_free(cn->session);
-    cass_cluster_free(cn->cluster);
-    cn->session = NULL;
-    cn->cluster = NULL;
-}
-
-/* Runs a statement that must succeed. */
-#define RUN(s, q) run_ok(__FILE__, __LINE__, (s), (q))
-
-static void run_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassStatement *st = cass_statement_new(q, 0);
-    CassFuture *f = cass_session_execute(s, st);
-    future_ok(file, line, f);
-    cass_future_free(f);
-    cass_statement_free(st);
-}
+#define CONNECT(cn, contact) conn_open_cluster(__FILE__, __LINE__, (cn), cluster_on(contact))
 
 /* Runs a statement that must fail; returns its code, its message in msg. */
 static CassError run_err(CassSession *s, const char *q, char *msg, size_t cap)
@@ -152,44 +87,6 @@ static CassError run_err(CassSession *s, const char *q, char *msg, size_t cap)
         ASSERT_EQ(run_err((s), (q), m_, sizeof m_), (code));                                       \
         ASSERT_STR_EQ(m_, (text));                                                                 \
     } while (0)
-
-/* Executes a statement and returns its result (the caller frees it). */
-#define EXEC(s, st) exec_ok(__FILE__, __LINE__, (s), (st))
-
-static const CassResult *exec_ok(const char *file, int line, CassSession *s,
-                                 const CassStatement *st)
-{
-    CassFuture *f = cass_session_execute(s, st);
-    future_ok(file, line, f);
-    const CassResult *r = cass_future_get_result(f);
-    if (!r)
-        test_fail(file, line, "no result");
-    cass_future_free(f);
-    return r;
-}
-
-#define QUERY(s, q) query_ok(__FILE__, __LINE__, (s), (q))
-
-static const CassResult *query_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassStatement *st = cass_statement_new(q, 0);
-    const CassResult *r = exec_ok(file, line, s, st);
-    cass_statement_free(st);
-    return r;
-}
-
-#define PREPARE(s, q) prepare_ok(__FILE__, __LINE__, (s), (q))
-
-static const CassPrepared *prepare_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassFuture *f = cass_session_prepare(s, q);
-    future_ok(file, line, f);
-    const CassPrepared *p = cass_future_get_prepared(f);
-    if (!p)
-        test_fail(file, line, "no prepared statement");
-    cass_future_free(f);
-    return p;
-}
 
 /* Single-value readers (fail the test on a type or null mismatch). */
 static int32_t get_int(const CassRow *row, size_t i)
@@ -2879,7 +2776,7 @@ TEST(reset_empties_every_table_and_keeps_schema)
 typedef struct writer_job {
     CassSession *session;
     _Atomic int stop;
-    int written;
+    _Atomic int written; /* read by the test thread while the writer counts */
     int failures;
 } writer_job;
 
@@ -2887,10 +2784,10 @@ typedef struct writer_job {
 static void *pair_writer(void *arg)
 {
     writer_job *j = arg;
-    while (!j->stop && j->written < 100000) {
+    for (int i = 0; !j->stop && i < 100000; i++) {
         char q1[128], q2[128];
-        snprintf(q1, sizeof q1, "INSERT INTO ks.a (k, v) VALUES (%d, 'x')", j->written);
-        snprintf(q2, sizeof q2, "INSERT INTO ks.b (k, v) VALUES (%d, 'x')", j->written);
+        snprintf(q1, sizeof q1, "INSERT INTO ks.a (k, v) VALUES (%d, 'x')", i);
+        snprintf(q2, sizeof q2, "INSERT INTO ks.b (k, v) VALUES (%d, 'x')", i);
         CassStatement *s1 = cass_statement_new(q1, 0), *s2 = cass_statement_new(q2, 0);
         CassBatch *b = cass_batch_new(CASS_BATCH_TYPE_LOGGED);
         cass_batch_add_statement(b, s1);
@@ -2902,7 +2799,7 @@ static void *pair_writer(void *arg)
         cass_batch_free(b);
         cass_statement_free(s1);
         cass_statement_free(s2);
-        j->written++;
+        j->written = i + 1;
     }
     return NULL;
 }

@@ -17,79 +17,11 @@
 #include <pthread.h>
 #include <stdarg.h>
 
-#include "harness.h"
+#include "driver_test.h"
 
 /* ------------------------------------------------------------------------ */
 /* Sessions and statements                                                   */
 /* ------------------------------------------------------------------------ */
-
-#define KS_CQL                                                                                     \
-    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
-
-#define ASSERT_FUTURE_OK(f) future_ok(__FILE__, __LINE__, (f))
-
-static void future_ok(const char *file, int line, CassFuture *f)
-{
-    CassError rc = cass_future_error_code(f);
-    if (rc != CASS_OK) {
-        const char *m;
-        size_t n;
-        cass_future_error_message(f, &m, &n);
-        test_fail(file, line, "future failed: %s (0x%x): %.*s", cass_error_desc(rc), (unsigned)rc,
-                  (int)n, m);
-    }
-}
-
-typedef struct conn {
-    CassCluster *cluster;
-    CassSession *session;
-} conn;
-
-static void conn_open(conn *cn)
-{
-    cn->cluster = cass_cluster_new();
-    ASSERT(cn->cluster);
-    ASSERT_EQ(cass_cluster_set_contact_points(cn->cluster, "memory:"), CASS_OK);
-    cn->session = cass_session_new();
-    CassFuture *f = cass_session_connect(cn->session, cn->cluster);
-    ASSERT_FUTURE_OK(f);
-    cass_future_free(f);
-}
-
-static void conn_close(conn *cn)
-{
-    CassFuture *f = cass_session_close(cn->session);
-    ASSERT_FUTURE_OK(f);
-    cass_future_free(f);
-    cass_session_free(cn->session);
-    cass_cluster_free(cn->cluster);
-}
-
-#define RUN(s, q) run_ok(__FILE__, __LINE__, (s), (q))
-
-static void run_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassStatement *st = cass_statement_new(q, 0);
-    CassFuture *f = cass_session_execute(s, st);
-    future_ok(file, line, f);
-    cass_future_free(f);
-    cass_statement_free(st);
-}
-
-/* Executes a statement that must succeed and returns its result (the caller frees it). */
-#define EXEC(s, st) exec_ok(__FILE__, __LINE__, (s), (st))
-
-static const CassResult *exec_ok(const char *file, int line, CassSession *s,
-                                 const CassStatement *st)
-{
-    CassFuture *f = cass_session_execute(s, st);
-    future_ok(file, line, f);
-    const CassResult *r = cass_future_get_result(f);
-    if (!r)
-        test_fail(file, line, "no result");
-    cass_future_free(f);
-    return r;
-}
 
 /* Executes a statement that must succeed, and frees the statement. */
 #define EXEC_FREE(s, st) exec_free(__FILE__, __LINE__, (s), (st))
@@ -111,29 +43,6 @@ static CassError exec_err(CassSession *s, const CassStatement *st, char *msg, si
     snprintf(msg, cap, "%.*s", (int)n, m);
     cass_future_free(f);
     return rc;
-}
-
-#define QUERY(s, q) query_ok(__FILE__, __LINE__, (s), (q))
-
-static const CassResult *query_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassStatement *st = cass_statement_new(q, 0);
-    const CassResult *r = exec_ok(file, line, s, st);
-    cass_statement_free(st);
-    return r;
-}
-
-#define PREPARE(s, q) prepare_ok(__FILE__, __LINE__, (s), (q))
-
-static const CassPrepared *prepare_ok(const char *file, int line, CassSession *s, const char *q)
-{
-    CassFuture *f = cass_session_prepare(s, q);
-    future_ok(file, line, f);
-    const CassPrepared *p = cass_future_get_prepared(f);
-    if (!p)
-        test_fail(file, line, "no prepared statement");
-    cass_future_free(f);
-    return p;
 }
 
 /* The first row's column i of a query (the result stays in *res for the caller to free). */
@@ -812,7 +721,7 @@ static void setup(CassSession *s)
 
 static void open_setup(conn *cn)
 {
-    conn_open(cn);
+    MEMORY_CONNECT(cn);
     setup(cn->session);
 }
 
