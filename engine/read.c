@@ -211,6 +211,9 @@ static int assemble(const eng_row_view *v, const eng_row *row, const eng_column 
         out->len = ENG_NULL;
         return rc;
     }
+    /* Fields after the last live one are nulls, as Cassandra's UserType writes every field. */
+    for (; ty->kind == ENG_UDT && next_field < ty->n_sub; next_field++)
+        eng_buf_put_be32(&b, 0xFFFFFFFFu);
     if (ty->kind != ENG_UDT && !b.oom)
         eng_put_be32(b.p, (uint32_t)n);
     if (b.oom) {

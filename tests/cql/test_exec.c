@@ -832,6 +832,10 @@ TEST(execute_collection_tuple_and_udt_values)
     cql_result_free(EXEC(&e, set_a, &v));
     r = QUERY(&e, "SELECT a FROM co WHERE k = 1");
     ASSERT_STR_EQ(rows_text(r), "{street: 'z', num: null}");
+    /* Every field is in the bytes, nulls included (UserType.serializeForNativeProtocol). */
+    n = unhex("00000001 7a ffffffff", want, sizeof want);
+    ASSERT_EQ(cell(r, 0, 0).len, n);
+    ASSERT_MEM_EQ(cell(r, 0, 0).p, want, n);
     cql_result_free(r);
     cql_prepared_unref(set_a);
 
