@@ -4,6 +4,7 @@
 #   make            libcassette.a, libcassette.so and the cassette shell (build/release/)
 #   make test       build and run every test; last line "N passed, N failed"
 #   make test-asan  the same tests under AddressSanitizer + UBSan
+#   make test-long  the same tests with crash loops and races at full length
 #   make bench      benchmarks (figures go to docs/benchmarks.md)
 #   make demo       build and run the main job
 #   make install PREFIX=/usr/local [DESTDIR=...]
@@ -38,7 +39,7 @@ CQL_SRC    = $(sort $(wildcard cql/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 
-TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c))
+TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c tests/concurrency/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o
@@ -46,7 +47,7 @@ HARNESS    = $(B)/tests/harness.o
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
-.PHONY: all lib test test-asan bench demo deps install uninstall clean check-layers \
+.PHONY: all lib test test-asan test-long bench demo deps install uninstall clean check-layers \
         check-symbols test-run
 
 # The packages come first: a fresh machine needs only `make`.
@@ -95,6 +96,10 @@ test: deps
 test-asan: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory MODE=asan test-run
+
+# The long mode: crash loops and races at their full counts (see README).
+test-long: deps
+	@CASSETTE_LONG=1 CASSETTE_TEST_TIMEOUT=3600 $(MAKE) --no-print-directory MODE=release test-run
 
 bench: deps
 	@sh scripts/deps.sh bench

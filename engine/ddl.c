@@ -26,7 +26,7 @@ static int ddl_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, 
 static int run_ddl(eng_db *db, ddl_fn fn, void *args, eng_err *err)
 {
     ddl_run run = {fn, args};
-    return eng_write_txn(db, ddl_body, &run, err);
+    return eng_write_txn_exclusive(db, ddl_body, &run, err);
 }
 
 /* Opens (creating or not) a table's sub-database inside txn. */

@@ -33,12 +33,15 @@ enum eng_durability {
     ENG_DURABLE_SYNC = 0,       /* default: every commit is on disk when it returns */
     ENG_DURABLE_NOMETASYNC = 1, /* one sync per commit; power loss may undo the last commit */
     ENG_DURABLE_NONE = 2,       /* no sync (tests, benchmarks); power loss may corrupt */
+    ENG_DURABLE_PERIODIC = 3,   /* data synced per commit, the meta page within sync_period_ms:
+                                   power loss may undo that period's commits, never corrupts */
 };
 
 typedef struct eng_db_options {
     int durability;      /* enum eng_durability */
     size_t map_size;     /* initial LMDB map size in bytes (0: 256 MiB; at most 64 TiB); grows when full */
     unsigned max_tables; /* LMDB sub-database slots (0: 1024) */
+    unsigned sync_period_ms; /* PERIODIC: longest a commit stays not fully synced (0: 1000) */
 } eng_db_options;
 
 /*
@@ -175,6 +178,33 @@ typedef struct eng_write_info {
  */
 int eng_apply(eng_db *db, const eng_mutation *muts, uint32_t n, eng_write_info *info,
               eng_err *err);
+
+/*
+ * eng_apply without waiting: the write joins the next group commit and
+ * done(rc, err, info, arg) runs exactly once when its transaction is durable
+ * (info NULL when rc != 0) — in the database's committer thread, or before
+ * this call returns when the database has none (durability NONE; see
+ * eng_db_group_commit). The mutations and their values are copied: the
+ * caller's memory is free on return. `schema` is the snapshot the tables come
+ * from (a reference is held until done). Writes queued by one thread apply in
+ * the order queued. Returns 0 once queued (or done), else an error and done
+ * is never called. done must not wait for another write of this database.
+ */
+typedef void (*eng_apply_done)(int rc, const eng_err *err, const eng_write_info *info, void *arg);
+int eng_apply_async(eng_db *db, eng_schema *schema, const eng_mutation *muts, uint32_t n,
+                    eng_apply_done done, void *arg, eng_err *err);
+
+/* 1 when writes of db share group commits (durability other than NONE): only then can an
+   eng_apply_async complete after it returns. */
+int eng_db_group_commit(const eng_db *db);
+
+/* Group commits so far in this process: write transactions committed by the committer and the
+   writes (jobs) they carried. Both 0 without group commit. Threads: any. */
+typedef struct eng_commit_stats {
+    uint64_t groups;
+    uint64_t jobs;
+} eng_commit_stats;
+void eng_db_commit_stats(eng_db *db, eng_commit_stats *out);
 
 /* ---- reads ---- */
 

@@ -32,6 +32,7 @@
 #define DEFAULT_MAP_SIZE ((size_t)256 << 20)
 #define MAX_MAP_SIZE (UINT64_C(1) << 46) /* 64 TiB: half of x86-64 user address space */
 #define DEFAULT_MAX_TABLES 1024
+#define DEFAULT_SYNC_PERIOD_MS 1000
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static eng_db *registry;
@@ -121,8 +122,10 @@ void eng_read_end(eng_db *db, MDB_txn *txn)
 
 /* ---- write transactions ---- */
 
+int eng_write_begin(eng_db *db, MDB_txn **txn) { return begin_txn(db, 0, txn); }
+
 /* Doubles the map. Called with no transaction of this thread open. */
-static int grow_map(eng_db *db, eng_err *err)
+int eng_grow_map(eng_db *db, eng_err *err)
 {
     pthread_rwlock_wrlock(&db->resize_lock);
     MDB_envinfo info;
@@ -135,7 +138,8 @@ static int grow_map(eng_db *db, eng_err *err)
     return rc ? eng_lmdb_err(err, rc, "grow the map") : 0;
 }
 
-int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+/* One body in its own transaction, committed by the calling thread. */
+static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
 {
     for (;;) {
         pthread_rwlock_rdlock(&db->resize_lock);
@@ -169,7 +173,7 @@ int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
         }
         pthread_rwlock_unlock(&db->resize_lock);
         if (full) {
-            int grc = grow_map(db, err);
+            int grc = eng_grow_map(db, err);
             if (grc)
                 return grc;
             continue;
@@ -180,6 +184,30 @@ int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
             *err = local;
         return rc;
     }
+}
+
+/* Through the committer when there is one (commit.c), so that concurrent writers share
+   a transaction and its sync; directly with durability NONE, or in the committer itself. */
+static int write_txn(eng_db *db, eng_write_body body, void *ctx, int exclusive, eng_err *err)
+{
+    if (!db->committer || eng_in_committer(db))
+        return write_direct(db, body, ctx, err);
+    eng_job job = {.body = body, .ctx = ctx, .exclusive = exclusive};
+    eng_committer_queue(db, &job);
+    eng_committer_wait(db, &job);
+    if (job.rc && err && !err->code)
+        *err = job.err;
+    return job.rc;
+}
+
+int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+{
+    return write_txn(db, body, ctx, 0, err);
+}
+
+int eng_write_txn_exclusive(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+{
+    return write_txn(db, body, ctx, 1, err);
 }
 
 /* ---- schema ---- */
@@ -370,6 +398,7 @@ static void remove_dir(const char *path)
 
 static void destroy(eng_db *db)
 {
+    eng_committer_stop(db); /* completes what is queued, while the environment is open */
     if (db->env) {
         eng_read_pool_free(db); /* their cursors go before the transactions */
         for (int i = 0; i < db->n_pool; i++)
@@ -403,7 +432,7 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
     unsigned maxdbs = opts && opts->max_tables ? opts->max_tables : DEFAULT_MAX_TABLES;
     unsigned flags = MDB_NOTLS;
     db->durability = opts ? opts->durability : ENG_DURABLE_SYNC;
-    if (db->durability == ENG_DURABLE_NOMETASYNC)
+    if (db->durability == ENG_DURABLE_NOMETASYNC || db->durability == ENG_DURABLE_PERIODIC)
         flags |= MDB_NOMETASYNC;
     else if (db->durability == ENG_DURABLE_NONE)
         flags |= MDB_NOSYNC | MDB_NOMETASYNC;
@@ -429,7 +458,14 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
     }
     if ((rc = mdb_txn_commit(txn)))
         return eng_lmdb_err(err, rc, "commit");
-    return reload_schema(db, err);
+    if ((rc = reload_schema(db, err)))
+        return rc;
+    if (db->durability == ENG_DURABLE_NONE)
+        return 0;
+    uint64_t period = 0;
+    if (db->durability == ENG_DURABLE_PERIODIC)
+        period = opts && opts->sync_period_ms ? opts->sync_period_ms : DEFAULT_SYNC_PERIOD_MS;
+    return eng_committer_start(db, period, err);
 }
 
 static int open_path(const char *path, int temporary, const eng_db_options *opts, eng_db **out,

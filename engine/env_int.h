@@ -23,6 +23,8 @@
 /* LMDB said the map is full: eng_write_txn grows it and runs the body again. */
 #define ENG_MAP_FULL 0x10101
 
+typedef struct eng_committer eng_committer; /* commit.c */
+
 struct eng_db {
     struct eng_db *next;       /* registry of open databases (same directory = same handle) */
     int refs;                  /* registry references, under the registry mutex */
@@ -47,6 +49,7 @@ struct eng_db {
     int n_readers;
     uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
     uint64_t checked_version;
+    eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
 };
 
 /* Maps an LMDB return code to an engine error with a message naming `what`. */
@@ -69,6 +72,43 @@ void eng_read_end(eng_db *db, MDB_txn *txn);
 typedef int (*eng_write_body)(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx,
                               eng_err *err);
 int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
+/* The same for a body that opens or drops sub-databases (schema changes): it never shares its
+   transaction with other writes, since LMDB allows that only at the top level. */
+int eng_write_txn_exclusive(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
+
+/* Begins a top-level write transaction, adopting a map another process grew. The caller holds
+   the resize lock shared. Returns an LMDB code. */
+int eng_write_begin(eng_db *db, MDB_txn **txn);
+/* Doubles the map; the calling thread has no transaction open. */
+int eng_grow_map(eng_db *db, eng_err *err);
+
+/*
+ * Group commit (commit.c). A job is one write transaction's body waiting for
+ * the committer: eng_write_txn queues one on the caller's stack and waits;
+ * an asynchronous job lives on the heap and its `complete` runs in the
+ * committer thread once the group is durable (it must free the job).
+ */
+typedef struct eng_job eng_job;
+struct eng_job {
+    eng_write_body body;
+    void *ctx;
+    int exclusive;                   /* run alone at the top level (schema changes) */
+    void (*complete)(eng_job *job);  /* asynchronous jobs; NULL for a waited-for one */
+    int rc;                          /* the outcome, set before completion */
+    eng_err err;
+    int finished;                    /* waited-for jobs: set under the committer's lock */
+    eng_job *next;
+};
+
+/* Starts the committer of db (period_ms > 0: PERIODIC's meta-page sync period). */
+int eng_committer_start(eng_db *db, uint64_t period_ms, eng_err *err);
+/* Completes every queued job, then stops the thread. */
+void eng_committer_stop(eng_db *db);
+/* 1 in db's committer thread. */
+int eng_in_committer(const eng_db *db);
+void eng_committer_queue(eng_db *db, eng_job *job);
+/* Waits until a queued waited-for job is finished. */
+void eng_committer_wait(eng_db *db, eng_job *job);
 
 /*
  * The current snapshot, checked against the version stored in txn (a

@@ -722,3 +722,129 @@ int eng_apply(eng_db *db, const eng_mutation *muts, uint32_t n, eng_write_info *
         info->ts_us = a.ts;
     return rc;
 }
+
+/* ---- asynchronous apply: the mutations are copied, the caller's memory is free at once ---- */
+
+typedef struct apply_job {
+    eng_job job;        /* first: the committer hands back &job */
+    apply_args args;
+    eng_schema *schema; /* keeps the mutations' tables alive */
+    eng_apply_done done;
+    void *arg;
+    eng_arena arena;    /* the copied mutations and their bytes */
+} apply_job;
+
+/* Copies n values and their bytes into a; NULL on OOM (n = 0 gives a valid pointer). */
+static const eng_val *copy_vals(eng_arena *a, const eng_val *v, size_t n)
+{
+    eng_val *d = eng_arena_alloc(a, (n ? n : 1) * sizeof *d);
+    for (size_t i = 0; d && i < n; i++) {
+        d[i].len = v[i].len;
+        d[i].p = v[i].len == 0 ? (const uint8_t *)"" : NULL; /* nothing borrowed survives */
+        if (v[i].len > 0 && !(d[i].p = eng_arena_memdup(a, v[i].p, (size_t)v[i].len)))
+            return NULL;
+    }
+    return d;
+}
+
+static int copy_bound(eng_arena *a, eng_bound *b)
+{
+    return b->n && !(b->vals = copy_vals(a, b->vals, b->n)) ? -1 : 0;
+}
+
+static int copy_row(eng_arena *a, const eng_table *t, eng_row_mut *r)
+{
+    if (r->ck && !(r->ck = copy_vals(a, r->ck, t->n_ck)))
+        return -1;
+    eng_cell_op *ops = eng_arena_alloc(a, (r->n_ops ? r->n_ops : 1) * sizeof *ops);
+    if (!ops)
+        return -1;
+    for (uint32_t i = 0; i < r->n_ops; i++) {
+        ops[i] = r->ops[i];
+        const eng_val *k = copy_vals(a, &ops[i].key, 1), *v = copy_vals(a, &ops[i].value, 1);
+        if (!k || !v)
+            return -1;
+        ops[i].key = *k;
+        ops[i].value = *v;
+    }
+    r->ops = ops;
+    return 0;
+}
+
+static int copy_mutation(eng_arena *a, eng_mutation *m)
+{
+    if (!(m->pk = copy_vals(a, m->pk, m->table->n_pk)))
+        return -1;
+    if (m->n_range_dels) {
+        eng_slice *s = eng_arena_memdup(a, m->range_dels, m->n_range_dels * sizeof *s);
+        if (!s)
+            return -1;
+        for (uint32_t i = 0; i < m->n_range_dels; i++)
+            if (copy_bound(a, &s[i].start) || copy_bound(a, &s[i].end))
+                return -1;
+        m->range_dels = s;
+    }
+    if (m->n_rows) {
+        eng_row_mut *r = eng_arena_memdup(a, m->rows, m->n_rows * sizeof *r);
+        if (!r)
+            return -1;
+        for (uint32_t i = 0; i < m->n_rows; i++)
+            if (copy_row(a, m->table, &r[i]))
+                return -1;
+        m->rows = r;
+    }
+    return 0;
+}
+
+static void apply_job_free(apply_job *j)
+{
+    eng_arena_free(&j->arena);
+    if (j->schema)
+        eng_schema_unref(j->schema);
+    eng_free(j);
+}
+
+static void apply_job_complete(eng_job *job)
+{
+    apply_job *j = (apply_job *)job;
+    eng_write_info info = {j->args.ts};
+    j->done(job->rc, &job->err, job->rc ? NULL : &info, j->arg);
+    apply_job_free(j);
+}
+
+int eng_apply_async(eng_db *db, eng_schema *schema, const eng_mutation *muts, uint32_t n,
+                    eng_apply_done done, void *arg, eng_err *err)
+{
+    if (!db->committer || eng_in_committer(db)) {
+        eng_write_info info = {ENG_TS_NONE};
+        eng_err local;
+        eng_err_clear(&local);
+        int rc = eng_apply(db, muts, n, &info, &local);
+        done(rc, &local, rc ? NULL : &info, arg);
+        return 0;
+    }
+    apply_job *j = eng_calloc(1, sizeof *j);
+    if (!j)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory queueing a write");
+    eng_arena_init(&j->arena, 1024);
+    eng_mutation *m = eng_arena_memdup(&j->arena, muts, (n ? n : 1) * sizeof *m);
+    int bad = !m;
+    for (uint32_t i = 0; !bad && i < n; i++)
+        bad = copy_mutation(&j->arena, &m[i]);
+    if (bad) {
+        apply_job_free(j);
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory queueing a write");
+    }
+    j->schema = eng_schema_ref(schema);
+    j->args = (apply_args){m, n, ENG_TS_NONE};
+    j->done = done;
+    j->arg = arg;
+    j->job.body = apply_body;
+    j->job.ctx = &j->args;
+    j->job.complete = apply_job_complete;
+    eng_committer_queue(db, &j->job);
+    return 0;
+}
+
+int eng_db_group_commit(const eng_db *db) { return db->committer != NULL; }
+

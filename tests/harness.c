@@ -141,3 +141,9 @@ int main(int argc, char **argv)
     printf("%s: %d passed, %d failed\n", suite, passed, failed);
     return failed ? 1 : 0;
 }
+
+int test_long(void)
+{
+    const char *v = getenv("CASSETTE_LONG");
+    return v && *v && strcmp(v, "0") != 0;
+}

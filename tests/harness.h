@@ -25,6 +25,9 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 uint64_t test_seed(void);
 /* xorshift64* over a caller-held state */
 uint64_t test_rand(uint64_t *state);
+/* 1 in the long mode (CASSETTE_LONG=1, `make test-long`): crash loops and races run their
+   full counts instead of the few rounds `make test` affords. */
+int test_long(void);
 /* A fresh empty directory for this test (removed when the test ends). */
 const char *test_tmpdir(void);
 
