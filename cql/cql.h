@@ -91,6 +91,14 @@ typedef struct cql_exec_options {
     int64_t timestamp;          /* default write timestamp (µs), or ENG_TS_NONE */
     int consistency;            /* accepted and stored (one node meets every level) */
     int serial_consistency;
+    /* Plain writes (no condition) on a database with group commit (eng_db_group_commit): when
+       set, the write is queued for the next group commit instead of waited for; the result is
+       then VOID with `pending` set, and on_durable(rc, err, info, on_durable_arg) runs exactly
+       once when the write is durable or failed — in the committer thread, or already before
+       cql_execute returns. Anything else (reads, conditional writes, schema changes, errors
+       found before queueing) runs as without it, and on_durable is not called. */
+    eng_apply_done on_durable;
+    void *on_durable_arg;
 } cql_exec_options;
 
 /* Defaults: no values, no paging, server timestamp, consistency ONE, serial SERIAL. */
@@ -115,6 +123,8 @@ typedef struct cql_result {
     const char *change;         /* SCHEMA_CHANGE: "CREATED", "UPDATED", "DROPPED" */
     const char *target;         /* SCHEMA_CHANGE: "KEYSPACE", "TABLE", "TYPE" */
     const char *object;         /* SCHEMA_CHANGE: table or type name ("" for a keyspace) */
+    int pending;                /* a plain write queued with on_durable: its outcome comes
+                                   through on_durable, not this result */
     const char *warnings[4];    /* server warnings Cassandra would send (static strings) */
     uint32_t n_warnings;
     eng_buf data;               /* cell bytes */
@@ -139,6 +149,7 @@ int cql_query(cql_session *s, const char *query, size_t len, const cql_exec_opti
 /*
  * A batch of prepared INSERT/UPDATE/DELETE statements, each with its own
  * values (options[i]); atomic. kind: 0 logged, 1 unlogged, 2 counter.
+ * options[0].on_durable applies to the whole batch.
  * timestamp: the batch's default timestamp or ENG_TS_NONE.
  */
 int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,

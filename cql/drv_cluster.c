@@ -43,6 +43,7 @@ typedef struct cluster_impl {
     int round_robin; /* cass_cluster_set_load_balance_round_robin was called */
     int durability;  /* enum eng_durability, or -1: not set (CASSETTE_DURABILITY decides) */
     size_t map_size; /* initial map size in bytes; 0: the engine's default */
+    unsigned sync_period_ms; /* PERIODIC's period; 0: the engine's default */
 } cluster_impl;
 
 static cluster_impl *impl_of(CassCluster *c)
@@ -439,7 +440,8 @@ void cass_cluster_set_client_id(CassCluster *cluster, CassUuid client_id)
 /* The enum values of cassette.h are the engine's (checked at compile time). */
 _Static_assert((int)CASSETTE_DURABILITY_SYNC == (int)ENG_DURABLE_SYNC &&
                    (int)CASSETTE_DURABILITY_NOMETASYNC == (int)ENG_DURABLE_NOMETASYNC &&
-                   (int)CASSETTE_DURABILITY_NONE == (int)ENG_DURABLE_NONE,
+                   (int)CASSETTE_DURABILITY_NONE == (int)ENG_DURABLE_NONE &&
+                   (int)CASSETTE_DURABILITY_PERIODIC == (int)ENG_DURABLE_PERIODIC,
                "cassette_durability mirrors enum eng_durability");
 
 int cassette_cluster_set_durability(CassCluster *cluster, cassette_durability durability)
@@ -450,11 +452,20 @@ int cassette_cluster_set_durability(CassCluster *cluster, cassette_durability du
     case CASSETTE_DURABILITY_SYNC:
     case CASSETTE_DURABILITY_NOMETASYNC:
     case CASSETTE_DURABILITY_NONE:
+    case CASSETTE_DURABILITY_PERIODIC:
         impl_of(cluster)->durability = (int)durability;
         return 0;
     default:
         return CASS_ERROR_LIB_BAD_PARAMS;
     }
+}
+
+int cassette_cluster_set_sync_period(CassCluster *cluster, unsigned period_ms)
+{
+    if (!cluster || period_ms > 3600000u)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    impl_of(cluster)->sync_period_ms = period_ms;
+    return 0;
 }
 
 int cassette_cluster_set_map_size(CassCluster *cluster, uint64_t bytes)
@@ -471,6 +482,7 @@ void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int 
     memset(opts, 0, sizeof *opts);
     opts->durability = ci->durability >= 0 ? ci->durability : ENG_DURABLE_SYNC;
     opts->map_size = ci->map_size;
+    opts->sync_period_ms = ci->sync_period_ms;
     *durability_set = ci->durability >= 0;
 }
 

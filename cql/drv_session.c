@@ -330,18 +330,10 @@ static int durability_from_env(int *out, CassFuture *f)
 {
     const char *d = getenv("CASSETTE_DURABILITY");
     *out = ENG_DURABLE_SYNC;
-    if (!d || !*d || strcasecmp(d, "sync") == 0)
+    if (!d || !*d || eng_durability_parse(d, out) == 0)
         return 0;
-    if (strcasecmp(d, "nometasync") == 0) {
-        *out = ENG_DURABLE_NOMETASYNC;
-        return 0;
-    }
-    if (strcasecmp(d, "none") == 0) {
-        *out = ENG_DURABLE_NONE;
-        return 0;
-    }
     fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT,
-              "CASSETTE_DURABILITY must be sync, nometasync or none, not '%.100s'", d);
+              "CASSETTE_DURABILITY must be sync, nometasync, periodic or none, not '%.100s'", d);
     return -1;
 }
 
@@ -763,6 +755,64 @@ static int statement_request(const session_impl *si, exec_slot *slot, const Cass
     return 0;
 }
 
+/* ---- writes that complete at their group commit ---- */
+
+/*
+ * On a database with group commit (a syncing durability), a plain write is
+ * queued and its future set by the committer once the write is durable, so
+ * that one thread can have many writes in flight (the driver's pipelining)
+ * and they share syncs. The pending write keeps a request registered on the
+ * session, so a close waits for it and the database stays open until then.
+ */
+typedef struct durable_wait {
+    session_impl *si;
+    CassFuture *f; /* a reference of its own */
+} durable_wait;
+
+static void write_durable(int rc, const eng_err *err, const eng_write_info *info, void *arg)
+{
+    durable_wait *w = arg;
+    (void)info;
+    if (rc)
+        cql_drv_future_fail(w->f, err);
+    else
+        cql_drv_future_set_result(w->f, cql_drv_result_new(NULL)); /* a write's VOID result */
+    cass_future_free(w->f);
+    end_request(w->si);
+    eng_free(w);
+}
+
+/* Arms o for a write that may complete later; NULL (synchronous) without group commit. */
+static durable_wait *arm_durable(session_impl *si, eng_db *db, CassFuture *f, cql_exec_options *o)
+{
+    if (!eng_db_group_commit(db))
+        return NULL;
+    durable_wait *w = eng_malloc(sizeof *w);
+    if (!w)
+        return NULL; /* the write then waits for its commit */
+    w->si = si;
+    w->f = cql_drv_future_ref(f);
+    pthread_mutex_lock(&si->pub.lock);
+    si->active++; /* ended by write_durable, or by disarm_durable */
+    pthread_mutex_unlock(&si->pub.lock);
+    o->on_durable = write_durable;
+    o->on_durable_arg = w;
+    return w;
+}
+
+/* After the execution: 1 when the write went to the group commit (its callback sets f). */
+static int disarm_durable(durable_wait *w, int rc, const cql_result *r)
+{
+    if (!w)
+        return 0;
+    if (!rc && r && r->pending)
+        return 1;
+    cass_future_free(w->f);
+    end_request(w->si);
+    eng_free(w);
+    return 0;
+}
+
 CassFuture *cass_session_execute(CassSession *session, const CassStatement *statement)
 {
     CassFuture *f = cql_drv_future_new(CQL_DRV_FUTURE_RESULT);
@@ -787,12 +837,18 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
         eng_val buf[STACK_VALUES], *vals, *mapped;
         rc =
             statement_request(si, slot, statement, &p, &o, buf, STACK_VALUES, &vals, &mapped, &err);
+        durable_wait *w = rc ? NULL : arm_durable(si, db, f, &o);
         if (!rc)
             rc = cql_execute(slot->s, p, &o, &r, &err);
+        int pending = disarm_durable(w, rc, r);
         eng_free(mapped);
         eng_free(vals);
         cql_prepared_unref(p);
         finish_request(si, slot, rc ? NULL : r);
+        if (pending) {
+            cql_result_free(r);
+            return f;
+        }
     }
     if (rc) {
         cql_result_free(r);
@@ -836,6 +892,7 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     eng_val **vals = eng_calloc(n ? n : 1, sizeof *vals);
     eng_val **mapped = eng_calloc(n ? n : 1, sizeof *mapped);
     cql_result *r = NULL;
+    int pending = 0;
     if (!rc && (!ps || !os || !vals || !mapped))
         rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory executing a batch");
     for (size_t i = 0; !rc && i < n; i++) {
@@ -856,8 +913,14 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
             os[i].consistency = bo.consistency;
             os[i].serial_consistency = bo.serial_consistency;
         }
+        durable_wait *w = n ? arm_durable(si, db, f, &os[0]) : NULL;
         rc = cql_execute_batch(slot->s, (int)batch->type, ps, os, (uint32_t)n, bo.timestamp, &r,
                                &err);
+        if (disarm_durable(w, rc, r)) {
+            cql_result_free(r);
+            r = NULL;
+            pending = 1;
+        }
     }
     if (slot)
         finish_request(si, slot, NULL);
@@ -876,7 +939,7 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     if (rc) {
         cql_result_free(r);
         cql_drv_future_fail(f, &err);
-    } else {
+    } else if (!pending) {
         cql_drv_future_set_result(f, cql_drv_result_new(r));
     }
     return f;

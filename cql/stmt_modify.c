@@ -1682,6 +1682,23 @@ static int check_cas_consistency(cql_exec *x, const cql_exec_options *o)
     return 0;
 }
 
+/*
+ * Applies the mutations of a plain write: queued for the group commit when the caller asked
+ * for it (cql_exec_options.on_durable) and the database has one, else applied here.
+ */
+static int apply_plain(cql_exec *x, const cql_exec_options *o, const eng_schema *schema,
+                       const mut_list *muts)
+{
+    eng_db *db = x->session->db;
+    if (!o || !o->on_durable || !schema || !eng_db_group_commit(db))
+        return eng_apply(db, muts->v, muts->n, NULL, x->err);
+    int rc = eng_apply_async(db, (eng_schema *)schema, muts->v, muts->n, o->on_durable,
+                             o->on_durable_arg, x->err);
+    if (!rc && x->result)
+        x->result->pending = 1;
+    return rc;
+}
+
 int cql_exec_modification(cql_exec *x)
 {
     const mod_plan *m = x->plan->detail;
@@ -1690,7 +1707,7 @@ int cql_exec_modification(cql_exec *x)
     if (!rc)
         rc = build_mutations(x, m, &muts);
     if (rc || !is_conditional(m))
-        return rc ? rc : eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
+        return rc ? rc : apply_plain(x, x->opts, x->plan->schema, &muts);
     cas_builder b;
     if ((rc = cas_begin(x, &b, 1)) || (rc = cas_add_statement(x, &b, m)) ||
         (rc = check_cas_consistency(x, x->opts)))
@@ -1813,7 +1830,7 @@ int cql_exec_batch_stmt(cql_exec *x)
         if (!(rc = one_partition(x, &muts)) && !(rc = check_cas_consistency(x, x->opts)))
             rc = run_cas(x, &cb, (const mod_plan *const *)bp->members, bp->n, &muts, 1);
     } else if (!rc) {
-        rc = eng_apply(x->session->db, muts.v, muts.n, NULL, x->err);
+        rc = apply_plain(x, &o, x->plan->schema, &muts);
     }
     x->opts = saved;
     return rc;
@@ -1893,7 +1910,16 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         if (!(rc = one_partition(&x, &muts)) && !(rc = check_cas_consistency(&x, &options[0])))
             rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
     } else if (!rc) {
-        rc = eng_apply(s->db, muts.v, muts.n, NULL, err);
+        /* queued only when every member was analyzed against the same snapshot */
+        int one_schema = 1;
+        for (uint32_t i = 1; i < n; i++)
+            one_schema &= plans[i]->schema == plans[0]->schema;
+        if (!x.result && options[0].on_durable)
+            x.result = cql_result_new(CQL_RESULT_VOID); /* to say `pending` */
+        if (options[0].on_durable && !x.result)
+            rc = eng_errorf(err, ENG_E_NOMEM, "out of memory");
+        else
+            rc = apply_plain(&x, &options[0], n && one_schema ? plans[0]->schema : NULL, &muts);
     }
     if (x.result && plans && n) {
         x.result->plan = plans[0]; /* the [applied] columns point into its table */

@@ -37,6 +37,10 @@ enum eng_durability {
                                    power loss may undo that period's commits, never corrupts */
 };
 
+/* A durability by name ("sync", "nometasync", "periodic", "none"; any case), as the
+   CASSETTE_DURABILITY variable gives it: 0 and *out set, or -1 for an unknown name. */
+int eng_durability_parse(const char *name, int *out);
+
 typedef struct eng_db_options {
     int durability;      /* enum eng_durability */
     size_t map_size;     /* initial LMDB map size in bytes (0: 256 MiB; at most 64 TiB); grows when full */

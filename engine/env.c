@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -358,6 +359,23 @@ int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err)
 }
 
 /* ---- open / close ---- */
+
+int eng_durability_parse(const char *name, int *out)
+{
+    static const struct {
+        const char *name;
+        int durability;
+    } names[] = {{"sync", ENG_DURABLE_SYNC},
+                 {"nometasync", ENG_DURABLE_NOMETASYNC},
+                 {"periodic", ENG_DURABLE_PERIODIC},
+                 {"none", ENG_DURABLE_NONE}};
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].durability;
+            return 0;
+        }
+    return -1;
+}
 
 static int make_dirs(const char *path)
 {

@@ -1081,9 +1081,11 @@ CASS_EXPORT CassFuture *cass_session_prepare_n(CassSession *session, const char 
 CASS_EXPORT CassFuture *cass_session_prepare_from_existing(CassSession *session,
                                                            CassStatement *statement);
 
-/** Executes a simple or bound statement. Embedded, it runs in the calling thread: a read's future
- * is set on return; a durable write's future is set when its group commit reaches the disk, which
- * may be just after the return.
+/** Executes a simple or bound statement. Embedded, it runs in the calling thread and its future is
+ * set on return — except a plain write (no IF) on a database that syncs (every cassette durability
+ * but NONE): that is queued for the next group commit, shared with the writes of other threads and
+ * the other writes this thread has in flight, and its future is set, and its callback run, by the
+ * database's committer thread once the write is durable.
  * @param[in] session The session.
  * @param[in] statement The statement; nothing of it is kept, so it may be freed or changed right
  *     after the call.

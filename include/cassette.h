@@ -63,16 +63,23 @@ struct CassSession_;
  *     the last commit (it never corrupts the database).
  * CASSETTE_DURABILITY_NONE: the operating system writes when it likes; a process crash loses
  *     nothing, a power loss may corrupt the database. For tests and bulk loads.
+ * CASSETTE_DURABILITY_PERIODIC: as NOMETASYNC, and the last commit is fully synced within the
+ *     sync period (cassette_cluster_set_sync_period): a power loss undoes at most the commits
+ *     of one period, like Cassandra's periodic commit log, and never corrupts.
+ * With every level but NONE, writes from several threads, and writes one thread issues
+ * without waiting for their futures, share one transaction and one sync (group commit); a
+ * write's future is set when its transaction is durable. See docs/durability.md.
  */
 typedef enum cassette_durability_ {
     CASSETTE_DURABILITY_SYNC = 0,
     CASSETTE_DURABILITY_NOMETASYNC = 1,
-    CASSETTE_DURABILITY_NONE = 2
+    CASSETTE_DURABILITY_NONE = 2,
+    CASSETTE_DURABILITY_PERIODIC = 3
 } cassette_durability;
 
 /*
  * Sets how durable the commits of a "file:DIR" database are. Without this call the
- * environment variable CASSETTE_DURABILITY ("sync", "nometasync" or "none",
+ * environment variable CASSETTE_DURABILITY ("sync", "nometasync", "periodic" or "none",
  * case-insensitive) decides, and without it CASSETTE_DURABILITY_SYNC; once called, the
  * cluster's choice wins over the variable (the application's code is explicit, the variable
  * a default for code that says nothing). A connect with a CASSETTE_DURABILITY the session
@@ -104,6 +111,19 @@ CASSETTE_EXPORT int cassette_cluster_set_durability(struct CassCluster_ *cluster
  * Ownership: nothing changes hands.
  * Threads: as cassette_cluster_set_durability.
  */
+/*
+ * Sets the sync period of CASSETTE_DURABILITY_PERIODIC: the longest a commit stays not fully
+ * on disk. 0 restores the default (1000 ms). Other levels ignore it.
+ * @param[in] cluster The cluster.
+ * @param[in] period_ms The period in milliseconds, at most 3,600,000 (an hour).
+ * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or a longer period (the
+ *     cluster is then unchanged).
+ * Ownership: nothing changes hands.
+ * Threads: as cassette_cluster_set_durability.
+ */
+CASSETTE_EXPORT int cassette_cluster_set_sync_period(struct CassCluster_ *cluster,
+                                                     unsigned period_ms);
+
 #define CASSETTE_MAP_SIZE_MAX (UINT64_C(1) << 46) /* 64 TiB */
 CASSETTE_EXPORT int cassette_cluster_set_map_size(struct CassCluster_ *cluster, uint64_t bytes);
 

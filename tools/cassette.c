@@ -431,15 +431,8 @@ static int parse_args(int argc, char **argv, options *opt)
 static int durability_from_env(int *out)
 {
     const char *v = getenv("CASSETTE_DURABILITY");
-    if (!v || !*v || !strcmp(v, "sync"))
-        *out = ENG_DURABLE_SYNC;
-    else if (!strcmp(v, "nometasync"))
-        *out = ENG_DURABLE_NOMETASYNC;
-    else if (!strcmp(v, "none"))
-        *out = ENG_DURABLE_NONE;
-    else
-        return -1;
-    return 0;
+    *out = ENG_DURABLE_SYNC;
+    return !v || !*v ? 0 : eng_durability_parse(v, out);
 }
 
 static int read_stream(FILE *f, eng_buf *b)

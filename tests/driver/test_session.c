@@ -860,8 +860,13 @@ TEST(durability_option_validates_its_arguments)
     ASSERT_EQ(cassette_cluster_set_durability(c, CASSETTE_DURABILITY_SYNC), 0);
     ASSERT_EQ(cassette_cluster_set_durability(c, CASSETTE_DURABILITY_NOMETASYNC), 0);
     ASSERT_EQ(cassette_cluster_set_durability(c, CASSETTE_DURABILITY_NONE), 0);
-    ASSERT_EQ(cassette_cluster_set_durability(c, (cassette_durability)3),
+    ASSERT_EQ(cassette_cluster_set_durability(c, CASSETTE_DURABILITY_PERIODIC), 0);
+    ASSERT_EQ(cassette_cluster_set_durability(c, (cassette_durability)4),
               CASS_ERROR_LIB_BAD_PARAMS);
+    ASSERT_EQ(cassette_cluster_set_sync_period(c, 10), 0);
+    ASSERT_EQ(cassette_cluster_set_sync_period(c, 0), 0);
+    ASSERT_EQ(cassette_cluster_set_sync_period(c, 3600001), CASS_ERROR_LIB_BAD_PARAMS);
+    ASSERT_EQ(cassette_cluster_set_sync_period(NULL, 10), CASS_ERROR_LIB_BAD_PARAMS);
     ASSERT_EQ(cassette_cluster_set_durability(c, (cassette_durability)-1),
               CASS_ERROR_LIB_BAD_PARAMS);
     ASSERT_EQ(cassette_cluster_set_durability(NULL, CASSETTE_DURABILITY_NONE),
@@ -876,8 +881,8 @@ TEST(durability_option_validates_its_arguments)
 TEST(durability_levels_all_persist_across_sessions)
 {
     const cassette_durability levels[] = {CASSETTE_DURABILITY_SYNC, CASSETTE_DURABILITY_NOMETASYNC,
-                                          CASSETTE_DURABILITY_NONE};
-    for (size_t i = 0; i < 3; i++) {
+                                          CASSETTE_DURABILITY_NONE, CASSETTE_DURABILITY_PERIODIC};
+    for (size_t i = 0; i < 4; i++) {
         char uri[512], name[32];
         snprintf(name, sizeof name, "db%zu", i);
         file_uri(uri, sizeof uri, name);
@@ -900,6 +905,151 @@ TEST(durability_levels_all_persist_across_sessions)
         cass_session_free(s);
         cass_cluster_free(c);
     }
+}
+
+/* A session on file:DIR with a syncing durability: writes go through the group commit. */
+static void connect_durable(conn *cn, const char *name, cassette_durability d)
+{
+    char uri[512];
+    CassCluster *c = cass_cluster_new();
+    ASSERT_EQ(cass_cluster_set_contact_points(c, file_uri(uri, sizeof uri, name)), CASS_OK);
+    ASSERT_EQ(cassette_cluster_set_durability(c, d), 0);
+    conn_open_cluster(__FILE__, __LINE__, cn, c);
+}
+
+static _Atomic int callbacks_run;
+
+static void count_durable_callback(CassFuture *f, void *data)
+{
+    (void)data;
+    if (cass_future_error_code(f) == CASS_OK)
+        callbacks_run++;
+}
+
+/* One thread issues writes without waiting on their futures (the driver's pipelining); each
+   future is set once its write is durable, callbacks run, and every write is there. */
+TEST(pipelined_writes_complete_when_durable)
+{
+    conn a;
+    connect_durable(&a, "db", CASSETTE_DURABILITY_SYNC);
+    make_kv(a.session);
+    const CassPrepared *p = PREPARE(a.session, "INSERT INTO ks.kv (k, v) VALUES (?, ?)");
+    enum { N = 300 };
+    static CassFuture *fs[N];
+    callbacks_run = 0;
+    for (int i = 0; i < N; i++) {
+        CassStatement *st = cass_prepared_bind(p);
+        cass_statement_bind_int32(st, 0, i);
+        cass_statement_bind_string(st, 1, "x");
+        fs[i] = cass_session_execute(a.session, st);
+        cass_statement_free(st); /* nothing of it is kept */
+        ASSERT_EQ(cass_future_set_callback(fs[i], count_durable_callback, NULL), CASS_OK);
+    }
+    for (int i = 0; i < N; i++) {
+        ASSERT_FUTURE_OK(fs[i]);
+        const CassResult *r = cass_future_get_result(fs[i]);
+        ASSERT(r != NULL);
+        ASSERT_EQ(cass_result_row_count(r), 0);
+        ASSERT_EQ(cass_result_column_count(r), 0);
+        cass_result_free(r);
+        cass_future_free(fs[i]);
+    }
+    ASSERT_EQ(callbacks_run, N);
+    ASSERT_EQ(scalar_bigint(a.session, "SELECT count(*) FROM ks.kv"), N);
+    cass_prepared_free(p);
+    conn_close(&a);
+}
+
+/* A write that fails in the engine after it was queued fails its own future, with the error,
+   and no other. */
+TEST(pipelined_write_failure_fails_only_its_future)
+{
+    conn a;
+    connect_durable(&a, "db", CASSETTE_DURABILITY_NOMETASYNC);
+    RUN(a.session, KS_CQL);
+    RUN(a.session, "CREATE TABLE ks.t (k text PRIMARY KEY, v int)");
+    const CassPrepared *p = PREPARE(a.session, "INSERT INTO ks.t (k, v) VALUES (?, ?)");
+    static char big[700];
+    memset(big, 'k', sizeof big - 1);
+    CassFuture *fs[30];
+    for (int i = 0; i < 30; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "k%d", i);
+        CassStatement *st = cass_prepared_bind(p);
+        cass_statement_bind_string(st, 0, i == 10 ? big : key);
+        cass_statement_bind_int32(st, 1, i);
+        fs[i] = cass_session_execute(a.session, st);
+        cass_statement_free(st);
+    }
+    for (int i = 0; i < 30; i++) {
+        if (i == 10) {
+            ASSERT_EQ(cass_future_error_code(fs[i]), CASS_ERROR_SERVER_INVALID_QUERY);
+            char m[256];
+            ASSERT(strstr(future_message(fs[i], m, sizeof m), "511") != NULL);
+        } else {
+            ASSERT_FUTURE_OK(fs[i]);
+        }
+        cass_future_free(fs[i]);
+    }
+    ASSERT_EQ(scalar_bigint(a.session, "SELECT count(*) FROM ks.t"), 29);
+    cass_prepared_free(p);
+    conn_close(&a);
+}
+
+/* Closing waits for writes still on their way to the disk; reopened, they are all there. */
+TEST(close_waits_for_pipelined_writes)
+{
+    conn a;
+    connect_durable(&a, "db", CASSETTE_DURABILITY_SYNC);
+    make_kv(a.session);
+    const CassPrepared *p = PREPARE(a.session, "INSERT INTO ks.kv (k, v) VALUES (?, 'y')");
+    static CassFuture *fs[200];
+    for (int i = 0; i < 200; i++) {
+        CassStatement *st = cass_prepared_bind(p);
+        cass_statement_bind_int32(st, 0, i);
+        fs[i] = cass_session_execute(a.session, st);
+        cass_statement_free(st);
+    }
+    cass_prepared_free(p);
+    CassFuture *closing = cass_session_close(a.session);
+    ASSERT_FUTURE_OK(closing);
+    cass_future_free(closing);
+    for (int i = 0; i < 200; i++) {
+        ASSERT(cass_future_ready(fs[i]));
+        ASSERT_FUTURE_OK(fs[i]);
+        cass_future_free(fs[i]);
+    }
+    cass_session_free(a.session);
+    cass_cluster_free(a.cluster);
+    connect_durable(&a, "db", CASSETTE_DURABILITY_SYNC);
+    ASSERT_EQ(scalar_bigint(a.session, "SELECT count(*) FROM ks.kv"), 200);
+    conn_close(&a);
+}
+
+/* Pipelined batches complete the same way; a read issued after waiting sees them. */
+TEST(pipelined_batches_complete_when_durable)
+{
+    conn a;
+    connect_durable(&a, "db", CASSETTE_DURABILITY_PERIODIC);
+    make_kv(a.session);
+    static CassFuture *fs[50];
+    for (int i = 0; i < 50; i++) {
+        CassBatch *b = cass_batch_new(CASS_BATCH_TYPE_LOGGED);
+        for (int j = 0; j < 2; j++) {
+            CassStatement *st = cass_statement_new("INSERT INTO ks.kv (k, v) VALUES (?, 'b')", 1);
+            cass_statement_bind_int32(st, 0, 2 * i + j);
+            cass_batch_add_statement(b, st);
+            cass_statement_free(st);
+        }
+        fs[i] = cass_session_execute_batch(a.session, b);
+        cass_batch_free(b);
+    }
+    for (int i = 0; i < 50; i++) {
+        ASSERT_FUTURE_OK(fs[i]);
+        cass_future_free(fs[i]);
+    }
+    ASSERT_EQ(scalar_bigint(a.session, "SELECT count(*) FROM ks.kv"), 100);
+    conn_close(&a);
 }
 
 /* CASSETTE_DURABILITY applies when the cluster does not choose; an explicit
@@ -1108,7 +1258,8 @@ TEST(use_in_one_thread_moves_every_thread)
 
 typedef struct close_job {
     CassSession *session;
-    int ok, not_connected, other;
+    _Atomic int ok; /* watched by the closing thread */
+    int not_connected, other;
 } close_job;
 
 static void *busy_writer(void *arg)
@@ -1147,7 +1298,10 @@ TEST(session_close_while_threads_execute)
         jobs[i] = (close_job){a.session, 0, 0, 0};
         ASSERT_EQ(pthread_create(&th[i], NULL, busy_writer, &jobs[i]), 0);
     }
-    usleep(5000);
+    /* close once writes are flowing (a sanitizer build starts threads slowly) */
+    for (int waited = 0; jobs[0].ok + jobs[1].ok + jobs[2].ok + jobs[3].ok == 0 && waited < 5000;
+         waited++)
+        usleep(1000);
     CassFuture *f = cass_session_close(a.session);
     ASSERT_FUTURE_OK(f);
     cass_future_free(f);
