@@ -238,12 +238,6 @@ static const eng_type bigint_type = {.kind = ENG_BIGINT};
 
 static int analyze_using(cql_analysis *a, mod_plan *m, const cql_using *u)
 {
-    const eng_table *t = m->t;
-    if (u->ttl && t->is_counter)
-        return eng_errorf(a->err, ENG_E_INVALID, "Cannot provide custom TTL for counter updates");
-    if (u->timestamp && t->is_counter)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Cannot provide custom timestamp for counter updates");
     m->ttl = u->ttl;
     m->ts = u->timestamp;
     int rc = 0;
@@ -586,6 +580,30 @@ static int analyze_insert(cql_analysis *a, mod_plan *m)
 
 /* ---- conditions ---- */
 
+/* ColumnCondition.Raw.validateOperationOnDurations: durations have no order. */
+static int check_duration_slice(cql_analysis *a, const eng_type *ty, int op)
+{
+    if (op < CQL_OP_LT || op > CQL_OP_GE || !eng_type_contains_kind(ty, ENG_DURATION))
+        return 0;
+    static const char *const ops[] = {[CQL_OP_LT] = "<", [CQL_OP_LE] = "<=", [CQL_OP_GT] = ">",
+                                      [CQL_OP_GE] = ">="};
+    const char *what = ty->kind == ENG_LIST || ty->kind == ENG_SET || ty->kind == ENG_MAP
+                           ? "collections"
+                       : ty->kind == ENG_TUPLE ? "tuples"
+                       : ty->kind == ENG_UDT   ? "UDTs"
+                                               : NULL;
+    if (what)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Slice conditions are not supported on %s containing durations", what);
+    return eng_errorf(a->err, ENG_E_INVALID,
+                      "Slice conditions ( %s ) are not supported on durations", ops[op]);
+}
+
+/*
+ * One condition, checked as ModificationStatement.Parsed.prepareColumnConditions
+ * does: the column, then ColumnCondition.Raw.prepare (counters, element and field
+ * access, durations, CONTAINS, the values' types), then the primary key rule.
+ */
 static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *c)
 {
     const eng_table *t = m->t;
@@ -594,20 +612,17 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
     if (rc)
         return rc;
     const eng_column *column = &t->cols[col];
-    if (is_key(t, col))
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "PRIMARY KEY column '%s' cannot have IF conditions", column->name);
-    if (column->type->kind == ENG_COUNTER)
+    const eng_type *ty = column->type;
+    if (ty->kind == ENG_COUNTER)
         return eng_errorf(a->err, ENG_E_INVALID, "Conditions on counters are not supported");
-    if (c->op != CQL_OP_IN && (c->op < CQL_OP_EQ || c->op > CQL_OP_GE))
+    if (c->op < CQL_OP_EQ || c->op > CQL_OP_CONTAINS_KEY)
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in condition on %s",
                           column->name);
-    mod_cond mc = {col, c->op, 0, NULL, NULL, column->type, c->values, c->n_values, c->in_marker};
-    /* The values' receiver (facts §2.6): the column, value(l) / value(m), or u.f. */
+    mod_cond mc = {col, c->op, 0, NULL, NULL, ty, c->values, c->n_values, c->in_marker};
+    /* The values' receiver (facts §2.6): the column, value(l) / value(m), key(m) or u.f. */
     char receiver[300];
     snprintf(receiver, sizeof receiver, "%s", column->name);
     if (c->elem) {
-        const eng_type *ty = column->type;
         if (ty->kind == ENG_SET)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Invalid element access syntax for set column %s", column->name);
@@ -619,6 +634,8 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         mc.key = c->elem;
         mc.key_type = ty->kind == ENG_LIST ? &int_type : ty->sub[0];
         mc.val_type = ty->kind == ENG_LIST ? ty->sub[0] : ty->sub[1];
+        if ((rc = check_duration_slice(a, mc.val_type, c->op)))
+            return rc;
         char name[300];
         snprintf(name, sizeof name, "%s(%s)", ty->kind == ENG_LIST ? "idx" : "key", column->name);
         if ((rc = cql_bind_term(a, c->elem, mc.key_type, m->ks, m->table, name)))
@@ -640,8 +657,25 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         mc.elem = 1;
         mc.key = kt;
         mc.key_type = &blob;
-        mc.val_type = column->type->sub[idx];
+        mc.val_type = ty->sub[idx];
+        if ((rc = check_duration_slice(a, mc.val_type, c->op)))
+            return rc;
         snprintf(receiver, sizeof receiver, "%s.%s", column->name, c->field);
+    } else if ((rc = check_duration_slice(a, ty, c->op))) {
+        return rc;
+    }
+    if (c->op == CQL_OP_CONTAINS_KEY && ty->kind != ENG_MAP)
+        return eng_errorf(a->err, ENG_E_INVALID, "Cannot use CONTAINS KEY on non-map column %s",
+                          column->name);
+    if (c->op == CQL_OP_CONTAINS && ty->kind != ENG_LIST && ty->kind != ENG_SET &&
+        ty->kind != ENG_MAP)
+        return eng_errorf(a->err, ENG_E_INVALID, "Cannot use CONTAINS on non-collection column %s",
+                          column->name);
+    if (c->op == CQL_OP_CONTAINS || c->op == CQL_OP_CONTAINS_KEY) {
+        /* CollectionType.makeCollectionReceiver: an element, a map value or a map key. */
+        int key = c->op == CQL_OP_CONTAINS_KEY;
+        mc.val_type = ty->kind == ENG_MAP && !key ? ty->sub[1] : ty->sub[0];
+        snprintf(receiver, sizeof receiver, "%s(%s)", key ? "key" : "value", column->name);
     }
     if (c->in_marker) {
         eng_type *lt = eng_type_new_list(eng_type_dup(mc.val_type), 1);
@@ -656,6 +690,9 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
             if ((rc = cql_bind_term(a, c->values[i], mc.val_type, m->ks, m->table, receiver)))
                 return rc;
     }
+    if (is_key(t, col))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PRIMARY KEY column '%s' cannot have IF conditions", column->name);
     mod_cond *conds = plan_alloc(a, (size_t)(m->n_conds + 1) * sizeof *conds);
     if (!conds)
         return ENG_E_NOMEM;
@@ -666,17 +703,13 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
     return 0;
 }
 
+/* ModificationStatement.Parsed.prepareConditions, before the SET and WHERE clauses. */
 static int analyze_conditions(cql_analysis *a, mod_plan *m, int if_exists, int if_not_exists,
                               const cql_condition *conds, int n)
 {
     m->if_exists = if_exists;
     m->if_not_exists = if_not_exists;
-    if (!if_exists && !if_not_exists && !n)
-        return 0;
-    if (m->t->is_counter)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Conditional updates are not supported on counter tables");
-    if (m->ts)
+    if (n && m->ts)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Cannot provide custom timestamp for conditional updates");
     for (int i = 0; i < n; i++) {
@@ -684,18 +717,25 @@ static int analyze_conditions(cql_analysis *a, mod_plan *m, int if_exists, int i
         if (rc)
             return rc;
     }
-    const eng_table *t = m->t;
-    for (int i = t->n_pk; i < t->n_pk + t->n_ck; i++)
-        if (m->keys[i].given && m->keys[i].n != 1)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "IN on the clustering key columns is not supported with "
-                              "conditional %s",
-                              m->stmt->kind == CQL_S_DELETE ? "deletions" : "updates");
-    for (int i = 0; i < t->n_pk; i++)
-        if (m->keys[i].n != 1 || m->keys[i].in_marker)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "IN on the partition key is not supported with conditional %s",
-                              m->stmt->kind == CQL_S_DELETE ? "deletions" : "updates");
+    return 0;
+}
+
+static int is_conditional(const mod_plan *m)
+{
+    return m->n_conds || m->if_exists || m->if_not_exists;
+}
+
+/* The ModificationStatement constructor's checks, once the restrictions are known. */
+static int check_conditional(cql_analysis *a, const mod_plan *m)
+{
+    if (!is_conditional(m))
+        return 0;
+    if (m->t->is_counter)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Conditional updates are not supported on counter tables");
+    if (m->ts)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot provide custom timestamp for conditional updates");
     return 0;
 }
 
@@ -704,7 +744,8 @@ static int analyze_conditions(cql_analysis *a, mod_plan *m, int if_exists, int i
 /*
  * Which rows the statement writes, with Cassandra's checks in its order:
  * StatementRestrictions (static-only statements take no clustering
- * restriction; UPDATE and INSERT need the whole clustering key), then
+ * restriction; UPDATE and INSERT need the whole clustering key), the
+ * ModificationStatement constructor (check_conditional), then
  * DeleteStatement's (a conditional DELETE without the full primary key may
  * only touch statics), then the range-deletion rule of addUpdateForKey.
  */
@@ -736,13 +777,16 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
                           "Invalid restrictions on clustering columns since the %s statement "
                           "modifies only static columns",
                           kind_name(kind));
+    int rc;
     if (kind == CQL_S_DELETE) {
-        int conditional = m->n_conds || m->if_exists || m->if_not_exists;
-        if (conditional && !full_ck && writes_regular)
+        if ((rc = check_conditional(a, m)))
+            return rc;
+        /* Operations.appliesToRegularColumns: a DELETE of no column deletes rows. */
+        if (is_conditional(m) && !full_ck && (writes_regular || !m->n_ops))
             return eng_errorf(a->err, ENG_E_INVALID,
                               "DELETE statements must restrict all PRIMARY KEY columns with "
                               "equality relations in order to delete non static columns");
-        if (conditional && !full_ck && cond_regular)
+        if (is_conditional(m) && !full_ck && cond_regular)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "DELETE statements must restrict all PRIMARY KEY columns with "
                               "equality relations in order to use IF condition on non static "
@@ -765,11 +809,22 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
             return column_list(a, t, "Some clustering keys are missing: ", t->n_pk,
                                t->n_pk + t->n_ck, m->keys);
         m->static_only = 1;
-        return 0;
+        return check_conditional(a, m);
     }
     if (!full_ck)
         return column_list(a, t, "Some clustering keys are missing: ", t->n_pk, t->n_pk + t->n_ck,
                            m->keys);
+    return check_conditional(a, m);
+}
+
+/* ModificationStatement.validate, after the statement (and a batch's own checks). */
+static int validate_statement(cql_analysis *a, const mod_plan *m)
+{
+    if (m->t->is_counter && m->ts)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Cannot provide custom timestamp for counter updates");
+    if (m->t->is_counter && m->ttl)
+        return eng_errorf(a->err, ENG_E_INVALID, "Cannot provide custom TTL for counter updates");
     return 0;
 }
 
@@ -802,18 +857,20 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
     } else if (st->kind == CQL_S_UPDATE) {
         const cql_update *u = &st->u.update;
         rc = analyze_using(a, m, &u->using);
+        if (!rc)
+            rc = analyze_conditions(a, m, u->if_exists, 0, u->conds, u->n_conds);
         for (int i = 0; !rc && i < u->n_sets; i++)
             rc = analyze_set(a, m, &u->sets[i]);
         if (!rc)
             rc = analyze_where(a, m, u->where, u->n_where);
-        if (!rc)
-            rc = analyze_conditions(a, m, u->if_exists, 0, u->conds, u->n_conds);
     } else {
         const cql_delete *d = &st->u.del;
         if (d->using.ttl)
             return eng_errorf(a->err, ENG_E_SYNTAX, "line %d:%d USING TTL is not allowed in DELETE",
                               st->line, st->col);
         rc = analyze_using(a, m, &d->using);
+        if (!rc)
+            rc = analyze_conditions(a, m, d->if_exists, 0, d->conds, d->n_conds);
         for (int i = 0; !rc && i < d->n_targets; i++) {
             const cql_delete_target *dt = &d->targets[i];
             int col;
@@ -829,8 +886,6 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
         }
         if (!rc)
             rc = analyze_where(a, m, d->where, d->n_where);
-        if (!rc)
-            rc = analyze_conditions(a, m, d->if_exists, 0, d->conds, d->n_conds);
     }
     if (!rc && st->kind != CQL_S_INSERT && t->is_counter && st->kind == CQL_S_UPDATE)
         for (int i = 0; i < m->n_ops; i++)
@@ -851,6 +906,8 @@ int cql_analyze_modification(cql_analysis *a)
 {
     mod_plan *m;
     int rc = analyze_one(a, a->stmt, &m);
+    if (!rc)
+        rc = validate_statement(a, m);
     if (!rc)
         a->plan->detail = m;
     return rc;
@@ -1234,6 +1291,13 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
 
 /* ---- compare-and-set ---- */
 
+/*
+ * CONTAINS and CONTAINS KEY conditions (CQL 3.4.6): engine/cas.c reads them as
+ * the two operator codes after ENG_CMP_IN, which enum eng_cmp_op in engine.h
+ * does not name yet.
+ */
+enum { CAS_CMP_CONTAINS = ENG_CMP_IN + 1, CAS_CMP_CONTAINS_KEY = ENG_CMP_IN + 2 };
+
 static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
 {
     eng_condition *c =
@@ -1246,14 +1310,17 @@ static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
         eng_condition *e = &c[i];
         memset(e, 0, sizeof *e);
         e->col = (uint16_t)mc->col;
-        e->op = mc->op == CQL_OP_IN ? ENG_CMP_IN : (uint8_t)(mc->op - CQL_OP_EQ + ENG_CMP_EQ);
+        e->op = mc->op == CQL_OP_IN             ? ENG_CMP_IN
+                 : mc->op == CQL_OP_CONTAINS     ? CAS_CMP_CONTAINS
+                 : mc->op == CQL_OP_CONTAINS_KEY ? CAS_CMP_CONTAINS_KEY
+                                                 : (uint8_t)(mc->op - CQL_OP_EQ + ENG_CMP_EQ);
         e->elem = (uint8_t)mc->elem;
         int rc = 0;
         if (mc->elem && (rc = cql_eval_val(x, mc->key, mc->key_type, col->name, &e->key)))
             return rc;
-        if (mc->elem && e->key.len == ENG_NULL)
+        if (mc->elem && e->key.len == ENG_NULL) /* ColumnCondition.ElementAccessBound */
             return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s element access",
-                              col->name);
+                              col->type->kind == ENG_MAP ? "map" : "list");
         eng_val *vals;
         uint32_t n = 0;
         if (mc->in_marker) {
@@ -1357,9 +1424,60 @@ static int cas_add(cql_exec *x, cas_builder *b, const eng_table *t, const eng_va
     return 0;
 }
 
-static int is_conditional(const mod_plan *m)
+/* Whether key columns [from, to) have an IN restriction (a marker's list, whatever its size). */
+static int has_in(const mod_plan *m, int from, int to)
 {
-    return m->n_conds || m->if_exists || m->if_not_exists;
+    for (int i = from; i < to; i++)
+        if (m->keys[i].given == 1 && (m->keys[i].n != 1 || m->keys[i].in_marker))
+            return 1;
+    return 0;
+}
+
+/*
+ * The key checks of makeCasRequest, at execution and in its order: no IN on
+ * the partition key, then (batch members, `first` not NULL) the partition of
+ * the batch's first statement, then no IN on the clustering columns. In a
+ * batch, IN on the partition key is BatchStatement's IllegalArgumentException,
+ * which reaches the client as a server error whose message is its toString.
+ */
+static int check_cas_keys(cql_exec *x, const mod_plan *m, const eng_val **first)
+{
+    const eng_table *t = m->t;
+    const char *what = m->stmt->kind == CQL_S_UPDATE ? "updates" : "deletions";
+    if (has_in(m, 0, t->n_pk)) {
+        if (first)
+            return eng_errorf(x->err, ENG_E_SERVER,
+                              "java.lang.IllegalArgumentException: Batch with conditions cannot "
+                              "span multiple partitions (you cannot use IN on the partition key)");
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "IN on the partition key is not supported with conditional %s", what);
+    }
+    if (first) {
+        eng_val *json = NULL, *pk = eng_arena_alloc(&x->arena, t->n_pk * sizeof *pk);
+        if (!pk)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        int rc = eval_json(x, m, &json);
+        for (int k = 0; !rc && k < t->n_pk; k++) {
+            key_values kv;
+            if (!(rc = eval_key(x, m, k, json, &kv)))
+                pk[k] = kv.vals[0];
+        }
+        if (rc)
+            return rc;
+        if (!*first)
+            *first = pk;
+        for (int k = 0; k < t->n_pk; k++) {
+            eng_val p = (*first)[k], q = pk[k];
+            if (p.len != q.len || (p.len > 0 && memcmp(p.p, q.p, (size_t)p.len)))
+                return eng_errorf(x->err, ENG_E_INVALID,
+                                  "Batch with conditions cannot span multiple partitions");
+        }
+    }
+    if (has_in(m, t->n_pk, t->n_pk + t->n_ck))
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "IN on the clustering key columns is not supported with conditional %s",
+                          what);
+    return 0;
 }
 
 /* The conditions of one statement (evaluated with its bound values). */
@@ -1375,13 +1493,8 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    for (int k = 0; !rc && k < t->n_pk + m->n_ck_given; k++) {
-        rc = eval_key(x, m, k, json, &kv[k]);
-        if (!rc && kv[k].n != 1) /* IN ? with a list of several values */
-            rc = eng_errorf(x->err, ENG_E_INVALID,
-                            "IN on the clustering key columns is not supported with conditional %s",
-                            m->stmt->kind == CQL_S_DELETE ? "deletions" : "updates");
-    }
+    for (int k = 0; !rc && k < t->n_pk + m->n_ck_given; k++)
+        rc = eval_key(x, m, k, json, &kv[k]); /* one value each: check_cas_keys refused IN */
     if (rc)
         return rc;
     combination(kv, 0, t->n_pk + m->n_ck_given, 0, key);
@@ -1703,7 +1816,7 @@ int cql_exec_modification(cql_exec *x)
 {
     const mod_plan *m = x->plan->detail;
     mut_list muts = {NULL, 0, 0};
-    int rc = is_conditional(m) ? 0 : check_write_consistency(x, m);
+    int rc = is_conditional(m) ? check_cas_keys(x, m, NULL) : check_write_consistency(x, m);
     if (!rc)
         rc = build_mutations(x, m, &muts);
     if (rc || !is_conditional(m))
@@ -1781,25 +1894,18 @@ int cql_analyze_batch(cql_analysis *a)
                               "Batch with conditions cannot span multiple tables");
         a->plan->table = NULL; /* no statement table: no routing key (BatchStatement.Parsed) */
     }
+    /* Then each statement's own validate(). */
+    for (int i = 0; i < bp->n; i++) {
+        int rc = validate_statement(a, bp->members[i]);
+        if (rc)
+            return rc;
+    }
     if (b->using.timestamp) {
         int rc = cql_bind_term(a, b->using.timestamp, &bigint_type, NULL, NULL, "[timestamp]");
         if (rc)
             return rc;
     }
     a->plan->detail = bp;
-    return 0;
-}
-
-/* A conditional batch writes one partition (compared on the serialized key). */
-static int one_partition(cql_exec *x, const mut_list *muts)
-{
-    for (uint32_t i = 1; i < muts->n; i++)
-        for (uint16_t k = 0; k < muts->v[0].table->n_pk; k++) {
-            eng_val p = muts->v[0].pk[k], q = muts->v[i].pk[k];
-            if (p.len != q.len || (p.len > 0 && memcmp(p.p, q.p, (size_t)p.len)))
-                return eng_errorf(x->err, ENG_E_INVALID,
-                                  "Batch with conditions cannot span multiple partitions");
-        }
     return 0;
 }
 
@@ -1820,14 +1926,18 @@ int cql_exec_batch_stmt(cql_exec *x)
     x->opts = &o;
     mut_list muts = {NULL, 0, 0};
     cas_builder cb;
+    const eng_val *first = NULL; /* a conditional batch's partition */
     int rc = bp->conditional ? cas_begin(x, &cb, bp->n) : 0;
     for (int i = 0; !rc && i < bp->n; i++) {
-        rc = build_mutations(x, bp->members[i], &muts);
+        if (bp->conditional)
+            rc = check_cas_keys(x, bp->members[i], &first);
+        if (!rc)
+            rc = build_mutations(x, bp->members[i], &muts);
         if (!rc && bp->conditional)
             rc = cas_add_statement(x, &cb, bp->members[i]);
     }
     if (!rc && bp->conditional) {
-        if (!(rc = one_partition(x, &muts)) && !(rc = check_cas_consistency(x, x->opts)))
+        if (!(rc = check_cas_consistency(x, x->opts)))
             rc = run_cas(x, &cb, (const mod_plan *const *)bp->members, bp->n, &muts, 1);
     } else if (!rc) {
         rc = apply_plain(x, &o, x->plan->schema, &muts);
@@ -1892,6 +2002,7 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
                 eng_errorf(err, ENG_E_INVALID, "Batch with conditions cannot span multiple tables");
     mut_list muts = {NULL, 0, 0};
     cas_builder cb;
+    const eng_val *first = NULL; /* a conditional batch's partition */
     if (!rc && conditional)
         rc = cas_begin(&x, &cb, (int)n);
     for (uint32_t i = 0; !rc && i < n; i++) {
@@ -1901,13 +2012,16 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         x.opts = &o;
         x.plan = plans[i];
         x.stmt = stmts[i]->stmt;
-        rc = build_mutations(&x, members[i], &muts);
+        if (conditional)
+            rc = check_cas_keys(&x, members[i], &first);
+        if (!rc)
+            rc = build_mutations(&x, members[i], &muts);
         if (!rc && conditional)
             rc = cas_add_statement(&x, &cb, members[i]);
         x.opts = NULL;
     }
     if (!rc && conditional) {
-        if (!(rc = one_partition(&x, &muts)) && !(rc = check_cas_consistency(&x, &options[0])))
+        if (!(rc = check_cas_consistency(&x, &options[0])))
             rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
     } else if (!rc) {
         /* queued only when every member was analyzed against the same snapshot */

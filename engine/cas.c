@@ -52,10 +52,18 @@ typedef struct cas_state {
     eng_err *err;
 } cas_state;
 
+/*
+ * CONTAINS and CONTAINS KEY (CQL 3.4.6): the two operator codes after
+ * ENG_CMP_IN, which enum eng_cmp_op in engine.h does not name yet; the CQL
+ * layer (cql/stmt_modify.c) uses the same values.
+ */
+enum { CMP_CONTAINS = ENG_CMP_IN + 1, CMP_CONTAINS_KEY = ENG_CMP_IN + 2 };
+
 static const char *op_name(int op)
 {
-    static const char *names[] = {"", "=", "!=", "<", "<=", ">", ">=", "IN"};
-    return op >= 1 && op <= 7 ? names[op] : "?";
+    static const char *names[] = {"", "=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS",
+                                  "CONTAINS KEY"};
+    return op >= 1 && op <= CMP_CONTAINS_KEY ? names[op] : "?";
 }
 
 static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found)
@@ -245,12 +253,46 @@ static int element_of(const eng_type *ty, eng_val whole, eng_val key, eng_val *o
     return 0;
 }
 
-/* An empty non-frozen collection literal means null (facts §5.2). */
-static eng_val normalize(const eng_type *ty, eng_val v)
+/* A non-frozen list, set or map: its elements are cells, compared one by one. */
+static int multicell_collection(const eng_type *ty)
 {
-    if (v.len == 4 && eng_type_is_multicell(ty) && ty->kind != ENG_UDT && eng_be32(v.p) == 0)
-        v.len = ENG_NULL;
-    return v;
+    return eng_type_is_multicell(ty) && ty->kind != ENG_UDT;
+}
+
+/*
+ * Cassandra's MultiCellCollectionBound compares the column's cells with the
+ * value element by element: a column without cells is then the empty
+ * collection, equal to an empty value and below any other. Only a null value
+ * tests for the absence of cells (facts §5.2).
+ */
+static eng_val cells_or_empty(const eng_type *ty, eng_val cell, eng_val val)
+{
+    static const uint8_t empty[4] = {0, 0, 0, 0};
+    if (cell.len < 0 && val.len >= 0 && multicell_collection(ty))
+        return (eng_val){empty, 4};
+    return cell;
+}
+
+/* Operator.CONTAINS / CONTAINS_KEY, MultiCellCollectionBound.containsAppliesTo: whether a
+   list or set element, a map value or (key) a map key of the collection equals val. */
+static int contains(const eng_type *ty, int key, eng_val coll, eng_val val)
+{
+    eng_items it;
+    if (coll.len < 0 || eng_items_begin(&it, coll.p, (size_t)coll.len) < 0)
+        return 0;
+    const eng_type *et = ty->kind == ENG_MAP && !key ? ty->sub[1] : ty->sub[0];
+    eng_val e, v;
+    while (eng_items_next(&it, &e) == 1) {
+        if (ty->kind == ENG_MAP) {
+            if (eng_items_next(&it, &v) != 1)
+                break;
+            if (!key)
+                e = v;
+        }
+        if (e.len >= 0 && eng_type_compare(et, e.p, (size_t)e.len, val.p, (size_t)val.len) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 static int compare_one(const eng_type *ty, int op, eng_val cell, eng_val val, int *ok,
@@ -289,10 +331,10 @@ static int eval_condition(cas_state *s, const target *tg, const eng_condition *c
         return eng_errorf(s->err, ENG_E_INVALID, "PRIMARY KEY column '%s' cannot have IF conditions",
                           c->col < t->n_cols ? t->cols[c->col].name : "?");
     const eng_column *col = &t->cols[c->col];
-    eng_row_view v;
-    make_view(s, tg, &v);
+    eng_row_view view;
+    make_view(s, tg, &view);
     eng_val cell;
-    int rc = eng_view_column(&v, c->col, &cell, NULL, NULL, s->err);
+    int rc = eng_view_column(&view, c->col, &cell, NULL, NULL, s->err);
     if (rc)
         return rc;
     const eng_type *ty = col->type;
@@ -306,9 +348,10 @@ static int eval_condition(cas_state *s, const target *tg, const eng_condition *c
     if (c->op == ENG_CMP_IN) {
         *ok = 0;
         for (uint32_t i = 0; i < c->n_values && !*ok; i++) {
-            if (c->values[i].len == ENG_UNSET)
+            eng_val v = c->values[i];
+            if (v.len == ENG_UNSET)
                 continue; /* unset entries of an IN list are ignored */
-            rc = compare_one(ty, ENG_CMP_EQ, cell, normalize(ty, c->values[i]), ok, s->err);
+            rc = compare_one(ty, ENG_CMP_EQ, cells_or_empty(ty, cell, v), v, ok, s->err);
             if (rc)
                 return rc;
         }
@@ -316,8 +359,24 @@ static int eval_condition(cas_state *s, const target *tg, const eng_condition *c
     }
     if (c->n_values != 1)
         return eng_errorf(s->err, ENG_E_INVALID, "a condition takes one value");
-    return compare_one(ty, c->op, cell, c->elem ? c->values[0] : normalize(ty, c->values[0]), ok,
-                       s->err);
+    eng_val v = c->values[0];
+    if (c->op == CMP_CONTAINS || c->op == CMP_CONTAINS_KEY) {
+        if (c->elem || (ty->kind != ENG_LIST && ty->kind != ENG_SET && ty->kind != ENG_MAP))
+            return eng_errorf(s->err, ENG_E_INVALID, "CONTAINS applies to collections only");
+        if (v.len == ENG_NULL)
+            return eng_errorf(s->err, ENG_E_INVALID,
+                              "Invalid comparison with null for operator \"%s\"", op_name(c->op));
+        if (v.len == ENG_UNSET) {
+            /* A frozen collection's condition refuses unset; a non-frozen one compares the
+               elements with Cassandra's unset buffer, an empty value. */
+            if (!multicell_collection(ty))
+                return eng_errorf(s->err, ENG_E_INVALID, "Invalid 'unset' value in condition");
+            v.len = 0;
+        }
+        *ok = contains(ty, c->op == CMP_CONTAINS_KEY, cell, v);
+        return 0;
+    }
+    return compare_one(ty, c->op, c->elem ? cell : cells_or_empty(ty, cell, v), v, ok, s->err);
 }
 
 static int eval_target(cas_state *s, const target *tg, int *ok)
