@@ -215,7 +215,7 @@ static void side_open(side *s, const char *dir, size_t map_size, int prepared)
 {
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, map_size, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, map_size, 0, 0, 0};
     memset(s, 0, sizeof *s);
     if (mkdir(dir, 0755) && errno != EEXIST) {
         fprintf(stderr, "cql_bench: cannot create %s: %s\n", dir, strerror(errno));

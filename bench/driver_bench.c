@@ -272,7 +272,7 @@ static void exec_open(exec_side *s)
     eng_err err;
     eng_err_clear(&err);
     /* What the "memory:" contact point opens: a temporary database, no sync, default map. */
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     memset(s, 0, sizeof *s);
     if (eng_db_open_temp(&o, &s->db, &err))
         die_eng("open", &err);

@@ -275,7 +275,7 @@ static void engine_open(engine *e, const char *dir, int durability, size_t map_s
 {
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options o = {durability, map_size, 0, 0};
+    eng_db_options o = {durability, map_size, 0, 0, 0};
     if (eng_db_open(dir, &o, &e->db, &err))
         die_eng("open", &err);
     make_schema(e->db);

@@ -44,6 +44,7 @@ typedef struct cluster_impl {
     int durability;  /* enum eng_durability, or -1: not set (CASSETTE_DURABILITY decides) */
     size_t map_size; /* initial map size in bytes; 0: the engine's default */
     unsigned sync_period_ms; /* PERIODIC's period; 0: the engine's default */
+    int no_group_commit;     /* cassette_cluster_set_group_commit(cluster, 0) */
 } cluster_impl;
 
 static cluster_impl *impl_of(CassCluster *c)
@@ -468,6 +469,14 @@ int cassette_cluster_set_sync_period(CassCluster *cluster, unsigned period_ms)
     return 0;
 }
 
+int cassette_cluster_set_group_commit(CassCluster *cluster, int enabled)
+{
+    if (!cluster)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    impl_of(cluster)->no_group_commit = !enabled;
+    return 0;
+}
+
 int cassette_cluster_set_map_size(CassCluster *cluster, uint64_t bytes)
 {
     if (!cluster || bytes > SIZE_MAX || bytes > CASSETTE_MAP_SIZE_MAX)
@@ -483,6 +492,7 @@ void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int 
     opts->durability = ci->durability >= 0 ? ci->durability : ENG_DURABLE_SYNC;
     opts->map_size = ci->map_size;
     opts->sync_period_ms = ci->sync_period_ms;
+    opts->no_group_commit = ci->no_group_commit;
     *durability_set = ci->durability >= 0;
 }
 

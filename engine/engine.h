@@ -46,6 +46,7 @@ typedef struct eng_db_options {
     size_t map_size;     /* initial LMDB map size in bytes (0: 256 MiB; at most 64 TiB); grows when full */
     unsigned max_tables; /* LMDB sub-database slots (0: 1024) */
     unsigned sync_period_ms; /* PERIODIC: longest a commit stays not fully synced (0: 1000) */
+    int no_group_commit;     /* every write commits alone in its own thread (benchmarks) */
 } eng_db_options;
 
 /*

@@ -478,7 +478,7 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
         return eng_lmdb_err(err, rc, "commit");
     if ((rc = reload_schema(db, err)))
         return rc;
-    if (db->durability == ENG_DURABLE_NONE)
+    if (db->durability == ENG_DURABLE_NONE || (opts && opts->no_group_commit))
         return 0;
     uint64_t period = 0;
     if (db->durability == ENG_DURABLE_PERIODIC)

@@ -97,6 +97,33 @@ CASSETTE_EXPORT int cassette_cluster_set_durability(struct CassCluster_ *cluster
                                                     cassette_durability durability);
 
 /*
+ * Sets the sync period of CASSETTE_DURABILITY_PERIODIC: the longest a commit stays not fully
+ * on disk. 0 restores the default (1000 ms). Other levels ignore it.
+ * @param[in] cluster The cluster.
+ * @param[in] period_ms The period in milliseconds, at most 3,600,000 (an hour).
+ * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or a longer period (the
+ *     cluster is then unchanged).
+ * Ownership: nothing changes hands.
+ * Threads: as cassette_cluster_set_durability.
+ */
+CASSETTE_EXPORT int cassette_cluster_set_sync_period(struct CassCluster_ *cluster,
+                                                     unsigned period_ms);
+
+/*
+ * Turns group commit on (the default) or off for a "file:DIR" database opened with a syncing
+ * durability. Off, every write commits and syncs alone, in the thread that executes it, and
+ * its future is set before cass_session_execute returns: a baseline for benchmarks, and a
+ * way to bound the work one thread does per statement. NONE and "memory:" never group.
+ * The choice applies when this process opens the database (see cassette_cluster_set_durability).
+ * @param[in] cluster The cluster.
+ * @param[in] enabled Non-zero (the default) groups commits, 0 commits each write alone.
+ * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster.
+ * Ownership: nothing changes hands.
+ * Threads: as cassette_cluster_set_durability.
+ */
+CASSETTE_EXPORT int cassette_cluster_set_group_commit(struct CassCluster_ *cluster, int enabled);
+
+/*
  * Sets the initial size of the database's memory map (LMDB's map size), in bytes, for
  * "file:DIR" and "memory:" databases. The map is address space, not memory or disk: the
  * file only holds the pages in use, and when the data needs more the map doubles, so the
@@ -111,19 +138,6 @@ CASSETTE_EXPORT int cassette_cluster_set_durability(struct CassCluster_ *cluster
  * Ownership: nothing changes hands.
  * Threads: as cassette_cluster_set_durability.
  */
-/*
- * Sets the sync period of CASSETTE_DURABILITY_PERIODIC: the longest a commit stays not fully
- * on disk. 0 restores the default (1000 ms). Other levels ignore it.
- * @param[in] cluster The cluster.
- * @param[in] period_ms The period in milliseconds, at most 3,600,000 (an hour).
- * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or a longer period (the
- *     cluster is then unchanged).
- * Ownership: nothing changes hands.
- * Threads: as cassette_cluster_set_durability.
- */
-CASSETTE_EXPORT int cassette_cluster_set_sync_period(struct CassCluster_ *cluster,
-                                                     unsigned period_ms);
-
 #define CASSETTE_MAP_SIZE_MAX (UINT64_C(1) << 46) /* 64 TiB */
 CASSETTE_EXPORT int cassette_cluster_set_map_size(struct CassCluster_ *cluster, uint64_t bytes);
 

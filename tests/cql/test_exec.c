@@ -30,7 +30,7 @@ static void env_open(env *e)
 {
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     ASSERT_OK_ERR(eng_db_open_temp(&o, &e->db, &err), &err);
     ASSERT_OK_ERR(cql_session_new(e->db, &e->s, &err), &err);
 }

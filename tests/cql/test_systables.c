@@ -180,7 +180,7 @@ static eng_db *open_db(void)
     eng_err err;
     eng_err_clear(&err);
     eng_db *db;
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     ASSERT_OK_ERR(eng_db_open_temp(&o, &db, &err), &err);
     return db;
 }

@@ -1052,6 +1052,34 @@ TEST(pipelined_batches_complete_when_durable)
     conn_close(&a);
 }
 
+/* Without group commit every write commits in the thread that executes it: its future is set
+   when cass_session_execute returns, and the writes are there. */
+TEST(group_commit_off_commits_each_write_before_execute_returns)
+{
+    ASSERT_EQ(cassette_cluster_set_group_commit(NULL, 0), CASS_ERROR_LIB_BAD_PARAMS);
+    char uri[512];
+    CassCluster *c = cass_cluster_new();
+    ASSERT_EQ(cass_cluster_set_contact_points(c, file_uri(uri, sizeof uri, "db")), CASS_OK);
+    ASSERT_EQ(cassette_cluster_set_durability(c, CASSETTE_DURABILITY_NOMETASYNC), 0);
+    ASSERT_EQ(cassette_cluster_set_group_commit(c, 0), 0);
+    conn a;
+    conn_open_cluster(__FILE__, __LINE__, &a, c);
+    make_kv(a.session);
+    const CassPrepared *p = PREPARE(a.session, "INSERT INTO ks.kv (k, v) VALUES (?, 'z')");
+    for (int i = 0; i < 40; i++) {
+        CassStatement *st = cass_prepared_bind(p);
+        cass_statement_bind_int32(st, 0, i);
+        CassFuture *f = cass_session_execute(a.session, st);
+        cass_statement_free(st);
+        ASSERT(cass_future_ready(f));
+        ASSERT_FUTURE_OK(f);
+        cass_future_free(f);
+    }
+    ASSERT_EQ(scalar_bigint(a.session, "SELECT count(*) FROM ks.kv"), 40);
+    cass_prepared_free(p);
+    conn_close(&a);
+}
+
 /* CASSETTE_DURABILITY applies when the cluster does not choose; an explicit
    cassette_cluster_set_durability wins over it (a malformed value shows which one is read). */
 TEST(durability_option_wins_over_environment)

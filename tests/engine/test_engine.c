@@ -23,7 +23,7 @@ static eng_db *open_temp(void)
     eng_err err;
     eng_err_clear(&err);
     eng_db *db;
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     ASSERT_OK_ERR(eng_db_open_temp(&o, &db, &err), &err);
     ASSERT_OK_ERR(eng_create_keyspace(db, "ks", REPL, 2, 1, 0, NULL, &err), &err);
     return db;
@@ -1124,7 +1124,7 @@ TEST(test_write_timestamps_strictly_increase_across_processes)
     snprintf(dir, sizeof dir, "%s/db", test_tmpdir());
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     eng_db *db;
     ASSERT_OK_ERR(eng_db_open(dir, &o, &db, &err), &err);
     ASSERT_OK_ERR(eng_create_keyspace(db, "ks", REPL, 2, 1, 0, NULL, &err), &err);
@@ -1214,12 +1214,12 @@ TEST(test_map_size_beyond_limit_is_refused_and_leaves_directory_usable)
 {
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options huge = {ENG_DURABLE_NONE, (size_t)1 << 62, 0, 0};
+    eng_db_options huge = {ENG_DURABLE_NONE, (size_t)1 << 62, 0, 0, 0};
     eng_db *db = NULL;
     ASSERT_EQ(eng_db_open(test_tmpdir(), &huge, &db, &err), ENG_E_CONFIG);
     ASSERT(db == NULL);
     ASSERT(strstr(err.msg, "64 TiB") != NULL);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
     eng_err_clear(&err);
     ASSERT_OK_ERR(eng_db_open(test_tmpdir(), &o, &db, &err), &err);
     eng_db_close(db);
@@ -1229,7 +1229,7 @@ TEST(test_full_map_grows_instead_of_failing)
 {
     eng_err err;
     eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 1 << 20, 0, 0};
+    eng_db_options o = {ENG_DURABLE_NONE, 1 << 20, 0, 0, 0};
     eng_db *db;
     ASSERT_OK_ERR(eng_db_open_temp(&o, &db, &err), &err);
     ASSERT_OK_ERR(eng_create_keyspace(db, "ks", REPL, 2, 1, 0, NULL, &err), &err);
@@ -1527,7 +1527,7 @@ static eng_db *open_durable(int durability, size_t map_size)
     eng_err err;
     eng_err_clear(&err);
     eng_db *db;
-    eng_db_options o = {durability, map_size, 0, 50};
+    eng_db_options o = {durability, map_size, 0, 50, 0};
     ASSERT_OK_ERR(eng_db_open(test_tmpdir(), &o, &db, &err), &err);
     eng_schema *s;
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
@@ -1661,6 +1661,62 @@ TEST(test_group_commit_writers_in_threads_share_transactions)
     /* eight writers each waiting on a sync: groups carry more than one write */
     ASSERT(after.groups - before.groups < 320);
     ASSERT_EQ(count_kv_rows(db, t), 320);
+    eng_db_close(db);
+}
+
+/* A group held open in the committer (its body waits for the test): reads still run, on the
+   last committed snapshot. Were a read to wait for the group, the test would hang (and time out). */
+typedef struct held_group {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int inside, release;
+    eng_db *db;
+} held_group;
+
+static int hold_group_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
+{
+    (void)db, (void)txn, (void)cur, (void)err;
+    held_group *h = ctx;
+    pthread_mutex_lock(&h->lock);
+    h->inside = 1;
+    pthread_cond_broadcast(&h->cond);
+    while (!h->release)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+    return 0;
+}
+
+static void *hold_group(void *p)
+{
+    held_group *h = p;
+    eng_err err;
+    eng_err_clear(&err);
+    return (void *)(intptr_t)eng_write_txn(h->db, hold_group_body, h, &err);
+}
+
+TEST(test_reads_never_wait_for_a_group_commit)
+{
+    eng_db *db = open_durable(ENG_DURABLE_SYNC, 0);
+    const eng_table *t = table(db, "kv");
+    writer_run before = {db, t, 0, 5, 0};
+    write_rows(&before);
+    held_group h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, db};
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, NULL, hold_group, &h), 0);
+    pthread_mutex_lock(&h.lock);
+    while (!h.inside)
+        pthread_cond_wait(&h.cond, &h.lock);
+    pthread_mutex_unlock(&h.lock);
+    /* the committer is inside a group's transaction now */
+    for (int i = 0; i < 100; i++)
+        ASSERT_EQ(count_kv_rows(db, t), 5);
+    pthread_mutex_lock(&h.lock);
+    h.release = 1;
+    pthread_cond_broadcast(&h.cond);
+    pthread_mutex_unlock(&h.lock);
+    void *rc;
+    pthread_join(th, &rc);
+    ASSERT_EQ((intptr_t)rc, 0);
     eng_db_close(db);
 }
 
