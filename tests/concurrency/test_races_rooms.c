@@ -43,7 +43,7 @@
  * expects invariant 1 to catch the corruption the seed describes: the
  * checker can fail, and the start offsets do reach the interleaving.
  *
- * Short mode: 60 rounds per test; `make test-long`: 1500. Rooms and users are
+ * Short mode: 60 rounds per test; `make test-long`: 5000. Rooms and users are
  * new each round. CASSETTE_SEED replays the start offsets.
  */
 #include "race_util.h"
@@ -675,7 +675,7 @@ static int run_scenario(int sc, int processes, int rounds)
     return half;
 }
 
-#define ROUNDS race_rounds(60, 1500)
+#define ROUNDS race_rounds(60, 5000)
 
 TEST(join_vs_delete_threads)
 {
