@@ -12,11 +12,16 @@
  * writes commit in the calling thread (env.c), as before.
  *
  * Invariants:
- *  - Jobs run in the order they were queued; each in a nested transaction
- *    (mdb_txn_begin with the group's transaction as parent), so a job that
- *    fails leaves no trace and the others still commit. A job is completed
- *    only after the group's commit returned: nothing is acknowledged before
- *    it is durable, and nothing a job wrote is visible before then.
+ *  - Jobs run in the order they were queued, directly in the group's
+ *    transaction. A job that fails on its own (an error of its body) is left
+ *    out and the group runs again without it, on a fresh transaction: it
+ *    leaves no trace and the others still commit. (Nested transactions would
+ *    do the same without the rerun, but LMDB allocates and clears a child's
+ *    page lists on every begin, which costs more than a whole plain write;
+ *    failed jobs are rare, most errors being caught before a write is
+ *    queued.) A job is completed only after the group's commit returned:
+ *    nothing is acknowledged before it is durable, and nothing a job wrote
+ *    is visible before then.
  *  - A full map or a schema reload restarts the whole group on a fresh
  *    transaction (after growing the map), as eng_write_txn does for one
  *    body: bodies are restartable by contract, and nothing was completed.
@@ -62,12 +67,14 @@ static uint64_t mono_ns(void)
 
 /* ---- running one group ---- */
 
+/* Before a run of the group: every job not left out starts afresh. */
 static void reset_jobs(eng_job *jobs, size_t n)
 {
-    for (eng_job *j = jobs; n--; j = j->next) {
-        j->rc = 0;
-        eng_err_clear(&j->err);
-    }
+    for (eng_job *j = jobs; n--; j = j->next)
+        if (!j->left_out) {
+            j->rc = 0;
+            eng_err_clear(&j->err);
+        }
 }
 
 static void fail_jobs(eng_job *jobs, size_t n, int rc, const eng_err *err)
@@ -78,29 +85,32 @@ static void fail_jobs(eng_job *jobs, size_t n, int rc, const eng_err *err)
     }
 }
 
+/* A job failed on its own: the group runs again without it. */
+#define GROUP_RERUN 0x10102
+
 /*
- * One job in a nested transaction of txn. Returns 0 when the job is done
- * (applied or failed on its own), or ENG_MAP_FULL / ENG_RESTART when the
- * whole group must run again.
+ * Runs the jobs not left out in txn, in order. Returns 0 when they all ran
+ * (*applied counts them), ENG_MAP_FULL or ENG_RESTART when the whole group
+ * must run again, or GROUP_RERUN when a job failed and was left out.
  */
-static int run_job(eng_db *db, MDB_txn *txn, const eng_schema *cur, eng_job *j, int *applied)
+static int run_jobs(eng_db *db, MDB_txn *txn, const eng_schema *cur, eng_job *jobs, size_t n,
+                    int *applied)
 {
-    MDB_txn *child;
-    int mrc = mdb_txn_begin(db->env, txn, 0, &child);
-    if (mrc) {
-        j->rc = eng_lmdb_err(&j->err, mrc, "begin nested transaction");
-        return mrc == MDB_MAP_FULL ? ENG_MAP_FULL : 0;
-    }
-    int rc = j->body(db, child, cur, j->ctx, &j->err);
-    if (rc) {
-        mdb_txn_abort(child);
-    } else if ((mrc = mdb_txn_commit(child))) {
-        rc = eng_lmdb_err(&j->err, mrc, "commit nested transaction");
-    } else {
+    eng_job *j = jobs;
+    for (size_t i = 0; i < n; i++, j = j->next) {
+        if (j->left_out)
+            continue;
+        int rc = j->body(db, txn, cur, j->ctx, &j->err);
+        if (rc == ENG_MAP_FULL || rc == ENG_RESTART)
+            return rc;
+        if (rc) {
+            j->rc = rc;
+            j->left_out = 1;
+            return GROUP_RERUN;
+        }
         (*applied)++;
     }
-    j->rc = rc;
-    return rc == ENG_MAP_FULL || rc == ENG_RESTART ? rc : 0;
+    return 0;
 }
 
 /* Runs n jobs from `jobs` in one transaction (an exclusive job is always alone). */
@@ -135,9 +145,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             again = jobs->rc == ENG_MAP_FULL || jobs->rc == ENG_RESTART ? jobs->rc : 0;
             applied = jobs->rc == 0;
         } else {
-            eng_job *j = jobs;
-            for (size_t i = 0; i < n && !again; i++, j = j->next)
-                again = run_job(db, txn, cur, j, &applied);
+            again = run_jobs(db, txn, cur, jobs, n, &applied);
         }
         eng_schema_unref(cur);
         int mrc = 0;
@@ -153,7 +161,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             }
             continue;
         }
-        if (again == ENG_RESTART)
+        if (again == ENG_RESTART || again == GROUP_RERUN)
             continue;
         if (mrc) {
             rc = eng_lmdb_err(&e, mrc, "commit");
@@ -316,6 +324,7 @@ void eng_committer_queue(eng_db *db, eng_job *job)
     eng_committer *c = db->committer;
     job->next = NULL;
     job->finished = 0;
+    job->left_out = 0;
     pthread_mutex_lock(&c->lock);
     *c->tail = job;
     c->tail = &job->next;

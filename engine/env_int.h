@@ -97,6 +97,7 @@ struct eng_job {
     int rc;                          /* the outcome, set before completion */
     eng_err err;
     int finished;                    /* waited-for jobs: set under the committer's lock */
+    int left_out;                    /* failed alone in an earlier run of its group */
     eng_job *next;
 };
 
