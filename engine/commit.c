@@ -25,8 +25,10 @@
  *  - A full map or a schema reload restarts the whole group on a fresh
  *    transaction (after growing the map), as eng_write_txn does for one
  *    body: bodies are restartable by contract, and nothing was completed.
- *  - Exclusive jobs (schema changes: they open and drop sub-databases, which
- *    LMDB does not allow in nested transactions) run alone, at the top level.
+ *  - Exclusive jobs (schema changes) run alone: they open and drop
+ *    sub-databases, whose handles an aborted transaction takes with it, so
+ *    they must not share a transaction that another job's failure reruns;
+ *    and the writes after them must see the new schema.
  *  - Reads never wait for a group: they run on their own read snapshots.
  *  - A job submitted from the committer thread itself (a completion that
  *    writes again) runs at once in that thread when it must be waited for,
