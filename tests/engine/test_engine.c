@@ -1608,6 +1608,20 @@ static completions *new_completions(void)
     return c;
 }
 
+/* Queues kv writes (i, 0, i) for i in [from, to) without waiting; p[i] records write i. */
+static void queue_kv_writes(eng_db *db, eng_schema *s, const eng_table *t, completions *c,
+                            pending *p, int from, int to)
+{
+    eng_err err;
+    eng_err_clear(&err);
+    for (int i = from; i < to; i++) {
+        kv_write w; /* the engine copies it: reused at once */
+        p[i] = (pending){c, i};
+        ASSERT_OK_ERR(eng_apply_async(db, s, kv_mutation(&w, t, i, i), 1, on_durable, &p[i], &err),
+                      &err);
+    }
+}
+
 typedef struct writer_run {
     eng_db *db;
     const eng_table *t;
@@ -1730,12 +1744,7 @@ TEST(test_async_writes_complete_in_order_once_durable_in_the_committer)
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
     completions *c = new_completions();
     static pending p[500];
-    for (int i = 0; i < 500; i++) {
-        kv_write w; /* the engine copies it: reused at once */
-        p[i] = (pending){c, i};
-        ASSERT_OK_ERR(eng_apply_async(db, s, kv_mutation(&w, t, i, i), 1, on_durable, &p[i], &err),
-                      &err);
-    }
+    queue_kv_writes(db, s, t, c, p, 0, 500);
     wait_completions(c, 500);
     eng_commit_stats st;
     eng_db_commit_stats(db, &st);
@@ -1862,12 +1871,7 @@ TEST(test_close_completes_queued_writes)
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
     completions *c = new_completions();
     static pending p[200];
-    for (int i = 0; i < 200; i++) {
-        kv_write w;
-        p[i] = (pending){c, i};
-        ASSERT_OK_ERR(eng_apply_async(db, s, kv_mutation(&w, t, i, i), 1, on_durable, &p[i], &err),
-                      &err);
-    }
+    queue_kv_writes(db, s, t, c, p, 0, 200);
     eng_schema_unref(s);
     release_held();
     eng_db_close(db);
@@ -1889,20 +1893,10 @@ TEST(test_schema_change_between_queued_writes)
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
     completions *c = new_completions();
     static pending p[200];
-    for (int i = 0; i < 100; i++) {
-        kv_write w;
-        p[i] = (pending){c, i};
-        ASSERT_OK_ERR(eng_apply_async(db, s, kv_mutation(&w, t, i, i), 1, on_durable, &p[i], &err),
-                      &err);
-    }
+    queue_kv_writes(db, s, t, c, p, 0, 100);
     eng_column_def cols[] = {{"k", T(ENG_INT), ENG_COL_PARTITION, 0}};
     create_table(db, "extra", cols, 1, NULL, 0);
-    for (int i = 100; i < 200; i++) {
-        kv_write w;
-        p[i] = (pending){c, i};
-        ASSERT_OK_ERR(eng_apply_async(db, s, kv_mutation(&w, t, i, i), 1, on_durable, &p[i], &err),
-                      &err);
-    }
+    queue_kv_writes(db, s, t, c, p, 100, 200);
     wait_completions(c, 200);
     for (int i = 0; i < 200; i++)
         ASSERT_EQ(c->rc[i], 0);
