@@ -845,7 +845,10 @@ static int read_once(reader *r, int *restart)
         rc = open_cursor(r, t->dbi);
     if (rc)
         goto out;
-    r->t = t;
+    /* Rows are decoded with the caller's definition, as cas.c does: the caller maps columns
+       by its table's indexes, and another process may have altered the table since (a cell
+       of a column the caller does not know is skipped, as a dropped column's is). */
+    r->t = r->q->table;
     const uint8_t *resume;
     size_t resume_len;
     uint32_t count;
