@@ -1291,13 +1291,6 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
 
 /* ---- compare-and-set ---- */
 
-/*
- * CONTAINS and CONTAINS KEY conditions (CQL 3.4.6): engine/cas.c reads them as
- * the two operator codes after ENG_CMP_IN, which enum eng_cmp_op in engine.h
- * does not name yet.
- */
-enum { CAS_CMP_CONTAINS = ENG_CMP_IN + 1, CAS_CMP_CONTAINS_KEY = ENG_CMP_IN + 2 };
-
 static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
 {
     eng_condition *c =
@@ -1311,8 +1304,8 @@ static int eval_conditions(cql_exec *x, const mod_plan *m, eng_condition **out)
         memset(e, 0, sizeof *e);
         e->col = (uint16_t)mc->col;
         e->op = mc->op == CQL_OP_IN             ? ENG_CMP_IN
-                 : mc->op == CQL_OP_CONTAINS     ? CAS_CMP_CONTAINS
-                 : mc->op == CQL_OP_CONTAINS_KEY ? CAS_CMP_CONTAINS_KEY
+                 : mc->op == CQL_OP_CONTAINS     ? ENG_CMP_CONTAINS
+                 : mc->op == CQL_OP_CONTAINS_KEY ? ENG_CMP_CONTAINS_KEY
                                                  : (uint8_t)(mc->op - CQL_OP_EQ + ENG_CMP_EQ);
         e->elem = (uint8_t)mc->elem;
         int rc = 0;

@@ -52,18 +52,11 @@ typedef struct cas_state {
     eng_err *err;
 } cas_state;
 
-/*
- * CONTAINS and CONTAINS KEY (CQL 3.4.6): the two operator codes after
- * ENG_CMP_IN, which enum eng_cmp_op in engine.h does not name yet; the CQL
- * layer (cql/stmt_modify.c) uses the same values.
- */
-enum { CMP_CONTAINS = ENG_CMP_IN + 1, CMP_CONTAINS_KEY = ENG_CMP_IN + 2 };
-
 static const char *op_name(int op)
 {
     static const char *names[] = {"", "=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS",
                                   "CONTAINS KEY"};
-    return op >= 1 && op <= CMP_CONTAINS_KEY ? names[op] : "?";
+    return op >= 1 && op <= ENG_CMP_CONTAINS_KEY ? names[op] : "?";
 }
 
 static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found)
@@ -360,7 +353,7 @@ static int eval_condition(cas_state *s, const target *tg, const eng_condition *c
     if (c->n_values != 1)
         return eng_errorf(s->err, ENG_E_INVALID, "a condition takes one value");
     eng_val v = c->values[0];
-    if (c->op == CMP_CONTAINS || c->op == CMP_CONTAINS_KEY) {
+    if (c->op == ENG_CMP_CONTAINS || c->op == ENG_CMP_CONTAINS_KEY) {
         if (c->elem || (ty->kind != ENG_LIST && ty->kind != ENG_SET && ty->kind != ENG_MAP))
             return eng_errorf(s->err, ENG_E_INVALID, "CONTAINS applies to collections only");
         if (v.len == ENG_NULL)
@@ -373,7 +366,7 @@ static int eval_condition(cas_state *s, const target *tg, const eng_condition *c
                 return eng_errorf(s->err, ENG_E_INVALID, "Invalid 'unset' value in condition");
             v.len = 0;
         }
-        *ok = contains(ty, c->op == CMP_CONTAINS_KEY, cell, v);
+        *ok = contains(ty, c->op == ENG_CMP_CONTAINS_KEY, cell, v);
         return 0;
     }
     return compare_one(ty, c->op, c->elem ? cell : cells_or_empty(ty, cell, v), v, ok, s->err);

@@ -285,7 +285,7 @@ void eng_read_info_free(eng_read_info *info);
 /* ---- compare-and-set (lightweight transactions) ---- */
 
 enum eng_cmp_op { ENG_CMP_EQ = 1, ENG_CMP_NE, ENG_CMP_LT, ENG_CMP_LE, ENG_CMP_GT, ENG_CMP_GE,
-                  ENG_CMP_IN };
+                  ENG_CMP_IN, ENG_CMP_CONTAINS, ENG_CMP_CONTAINS_KEY };
 
 typedef struct eng_condition {
     uint16_t col;          /* index into table->cols (never a key column) */
