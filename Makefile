@@ -29,17 +29,21 @@ LDSAN    = -fsanitize=address,undefined
 endif
 
 B        = build/$(MODE)
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Iengine $(PKG_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -I. -Iinclude $(PKG_CFLAGS)
 CFLAGS   += -std=c11 -fPIC -fvisibility=hidden $(OPT) $(WARN) -MMD -MP
 LDLIBS   += $(PKG_LIBS) -lpthread -lm
 LDFLAGS  += $(LDSAN)
 
-ENGINE_SRC = $(sort $(wildcard engine/*.c))
-CQL_SRC    = $(sort $(wildcard cql/*.c))
+ENGINE_SRC = $(sort $(wildcard engine/value/*.c engine/store/*.c))
+CQL_SRC    = $(sort $(wildcard cql/lang/*.c cql/exec/*.c cql/driver/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
+# The shell is a program of its own, not part of libcassette.
+SHELL_SRC  = $(sort $(wildcard cql/shell/*.c))
+SHELL_OBJ  = $(filter-out $(B)/cql/shell/main.o,$(SHELL_SRC:%.c=$(B)/%.o))
 
-TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c tests/concurrency/test_*.c))
+TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c \
+                                tests/shell/test_*.c tests/concurrency/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o
@@ -68,10 +72,14 @@ $(B)/libcassette.a: $(LIB_OBJ)
 $(B)/libcassette.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libcassette.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The shell: one program over the static library (tools/cassette.c).
-$(B)/cassette: tools/cassette.c $(B)/libcassette.a
+# The shell: one program over the static library (cql/shell/).
+$(B)/cassette: $(B)/cql/shell/main.o $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(B)/cql/shell/main.o $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
+
+$(B)/tests/shell/%: tests/shell/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
 
 $(B)/tests/%: tests/%.c $(HARNESS) $(B)/libcassette.a
 	@mkdir -p $(dir $@)

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cql/cql.h"
+#include "cql/cql.h"
 
 #define N_ROOMS 100
 #define N_TEXTS 64 /* distinct authors, bodies and passwords, cycled */

@@ -39,7 +39,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
-#include "../cql/cql.h"
+#include "cql/cql.h"
 
 #define N_ROOMS 100
 #define N_TEXTS 64 /* distinct authors and bodies, cycled */

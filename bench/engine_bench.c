@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "env_int.h"
-#include "storage.h"
+#include "engine/store/store_int.h"
+#include "engine/store/rowkey.h"
 
 #define N_ROOMS 100
 #define N_TEXTS 64  /* distinct authors, bodies and passwords, cycled */

@@ -16,7 +16,7 @@
 #ifndef CQL_H
 #define CQL_H
 
-#include "engine.h"
+#include "engine/engine.h"
 
 typedef struct cql_session cql_session;
 typedef struct cql_prepared cql_prepared;

@@ -19,12 +19,12 @@
 #ifndef ENG_ENGINE_H
 #define ENG_ENGINE_H
 
-#include "catalog.h"
-#include "clock.h"
-#include "common.h"
-#include "row.h"
-#include "types.h"
-#include "uuid.h"
+#include "engine/store/catalog.h"
+#include "engine/value/clock.h"
+#include "engine/value/common.h"
+#include "engine/store/row.h"
+#include "engine/value/types.h"
+#include "engine/value/uuid.h"
 
 typedef struct eng_db eng_db;
 

@@ -13,9 +13,9 @@ opt="-O2 -g"
 [ -n "$ASAN" ] && opt="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p build/unit
 out=build/unit/$(basename "$test_src" .c)${ASAN:+-asan}
-cc -D_GNU_SOURCE -Iinclude -Iengine -Itests $(pkg-config --cflags lmdb libxxhash uuid) \
+cc -D_GNU_SOURCE -I. -Iinclude -Itests $(pkg-config --cflags lmdb libxxhash uuid) \
    -std=c11 $opt -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
    -Wformat=2 -Wno-format-nonliteral \
-   -o "$out" "$test_src" tests/harness.c engine/common.c $srcs \
+   -o "$out" "$test_src" tests/harness.c engine/value/common.c $srcs \
    $(pkg-config --libs lmdb libxxhash uuid) -lpthread -lm
 exec "$out" "$@"

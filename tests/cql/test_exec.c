@@ -16,7 +16,7 @@
  */
 #include <pthread.h>
 
-#include "../../cql/cql.h"
+#include "cql/cql.h"
 #include "harness.h"
 
 /* ---- a database, a session, and a keyspace ---- */

@@ -5,7 +5,7 @@
  * and the fromJSONObject / toJSONString code of db/marshal; byte strings
  * were computed from the encoding rules (facts §2).
  */
-#include "../../cql/json.h"
+#include "cql/exec/json.h"
 #include "harness.h"
 
 /* ---- types (top-level ones freed by done()) ---- */

@@ -7,7 +7,7 @@
  * Duration, the facts sheet §2 and §8.2); byte strings were computed from
  * the encoding rules, not from this code.
  */
-#include "../../cql/literal.h"
+#include "cql/exec/literal.h"
 #include "harness.h"
 
 #include <stdarg.h>

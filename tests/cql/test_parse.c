@@ -5,7 +5,7 @@
  * splitter. Expected texts come from Cassandra 4.1's grammar (Lexer.g,
  * Parser.g) and from error messages cqlsh printed against real clusters.
  */
-#include "../../cql/parse.h"
+#include "cql/lang/parse.h"
 #include "harness.h"
 
 /* Each test runs in its own process: one arena per test, freed by done(). */

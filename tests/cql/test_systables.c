@@ -12,9 +12,9 @@
  * cqlsh prints them against Cassandra. Values are compared as cqlsh renders
  * them (eng_type_render), doubles and timestamps by their numbers.
  */
-#include "../../cql/systables.h"
+#include "cql/exec/systables.h"
 #include "harness.h"
-#include "token.h"
+#include "engine/value/token.h"
 
 /* ---- rows collected from a scan ---- */
 

@@ -10,7 +10,7 @@
 #include <lmdb.h>
 #include <sys/stat.h>
 
-#include "catalog.h"
+#include "engine/store/catalog.h"
 #include "harness.h"
 
 #if defined(__SANITIZE_ADDRESS__)

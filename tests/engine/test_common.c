@@ -1,5 +1,5 @@
 /* Buffers, vints (facts §2.4 vectors), arenas and the error carrier. */
-#include "common.h"
+#include "engine/value/common.h"
 #include "harness.h"
 
 static void check_uvint(uint64_t v, const char *hex)

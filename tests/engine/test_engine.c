@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "env_int.h"
+#include "engine/store/store_int.h"
 #include "harness.h"
-#include "storage.h"
-#include "token.h"
+#include "engine/store/rowkey.h"
+#include "engine/value/token.h"
 
 /* ---- fixtures ---- */
 

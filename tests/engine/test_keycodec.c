@@ -9,9 +9,9 @@
 #include <math.h>
 
 #include "harness.h"
-#include "keycodec.h"
-#include "token.h"
-#include "uuid.h"
+#include "engine/store/keycodec.h"
+#include "engine/value/token.h"
+#include "engine/value/uuid.h"
 
 /* ---- helpers ---- */
 

@@ -4,7 +4,7 @@
  * (§4.7), range tombstone prefix coverage (row.h), and the stored format:
  * round trips, corruption always detected, size of the common case.
  */
-#include "row.h"
+#include "engine/store/row.h"
 #include "harness.h"
 
 #include <xxhash.h>

@@ -3,7 +3,7 @@
  * empty-key and MIN->MAX rules of §1.4, and the composite key layout of §1.5.
  */
 #include "harness.h"
-#include "token.h"
+#include "engine/value/token.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
 {

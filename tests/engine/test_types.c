@@ -5,7 +5,7 @@
  * facts sheet, Cassandra's sources and cqlsh's formatting rules.
  */
 #include "harness.h"
-#include "types.h"
+#include "engine/value/types.h"
 
 #include <math.h>
 

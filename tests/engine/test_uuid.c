@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "harness.h"
-#include "uuid.h"
+#include "engine/value/uuid.h"
 
 static void check_fmt(const uint8_t u[16], const char *want)
 {

@@ -1,0 +1,486 @@
+/*
+ * Private to the driver API implementation (cql/drv_*.c): the objects
+ * behind cassandra.h's opaque handles and the helpers the files share.
+ *
+ * Values everywhere are native-protocol serialization (facts §2): a bound
+ * value, a collection element, a result cell. A CassValue is a view of such
+ * bytes with their data type; the typed getters and binders are thin
+ * codecs over them, generated from one table (drv_codec.h).
+ *
+ * Embedded, every call runs in the calling thread: a future is complete
+ * when the call that made it returns.
+ */
+#ifndef CQL_DRV_INT_H
+#define CQL_DRV_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "cassandra.h"
+#include "cql/cql.h"
+
+/* ---- data types (drv_datatype.c) ---- */
+
+struct CassDataType_ {
+    _Atomic int refs;
+    CassValueType value_type; /* equals the protocol option id (eng_kind) */
+    cass_bool_t frozen;
+    char *type_name;          /* UDT name, or NULL */
+    char *keyspace;           /* UDT keyspace, or NULL */
+    char *class_name;         /* custom type class, or NULL */
+    size_t n_sub;
+    CassDataType **sub;       /* owned references: element, key/value, components, fields */
+    char **sub_names;         /* UDT field names (n_sub entries), else NULL */
+};
+
+/* A new data type with one reference (NULL on OOM). */
+CassDataType *cql_drv_type_new(CassValueType t);
+CassDataType *cql_drv_type_ref(const CassDataType *dt);
+void cql_drv_type_unref(const CassDataType *dt);
+/* The driver's view of an engine type (a new reference; NULL on OOM). */
+CassDataType *cql_drv_type_from_eng(const eng_type *t);
+/* 1 if dt's value type is a collection. */
+int cql_drv_type_is_collection(const CassDataType *dt);
+
+/* ---- errors (drv_error.c) ---- */
+
+/* The CassError of an engine / executor error (server errors carry the protocol code). */
+CassError cql_drv_error_of(const eng_err *err);
+
+/* ---- building values: collections, tuples, user types (drv_collection.c) ---- */
+
+struct CassCollection_ {
+    CassCollectionType kind;
+    CassDataType *type;  /* may be NULL for an untyped collection (cass_collection_new) */
+    size_t count;        /* elements appended (a map counts keys and values separately) */
+    eng_buf items;       /* the elements as [bytes] (int32 length, bytes) */
+};
+
+/* Tuples and user types hold one slot per component / field. */
+typedef struct cql_drv_slots {
+    size_t n;
+    int32_t *len;        /* ENG_NULL until set (or set to null) */
+    size_t *off;         /* offset of the bytes in data */
+    eng_buf data;
+} cql_drv_slots;
+
+struct CassTuple_ {
+    CassDataType *type;  /* may be NULL (cass_tuple_new: item count only) */
+    cql_drv_slots slots;
+};
+
+struct CassUserType_ {
+    CassDataType *type;
+    cql_drv_slots slots;
+};
+
+/* The native serialization of a built value, appended to out. */
+void cql_drv_collection_encode(const CassCollection *c, eng_buf *out);
+void cql_drv_tuple_encode(const CassTuple *t, eng_buf *out);
+void cql_drv_user_type_encode(const CassUserType *u, eng_buf *out);
+
+/* ---- results, rows, values, iterators (drv_result.c) ---- */
+
+struct CassValue_ {
+    const CassDataType *type; /* borrowed from the result / parent value */
+    const uint8_t *p;
+    int32_t len;              /* < 0: null */
+};
+
+struct CassRow_ {
+    const CassResult *result;
+    size_t n_cols;            /* the result's, kept here for cass_row_get_column */
+    CassValue *values;        /* n_cols views */
+};
+
+/*
+ * One allocation (drv_result.c): the struct, then col_types and the first row's values. Only the
+ * first row has views here (cass_result_first_row); a result iterator builds those of the row it
+ * stands on, so nothing in a result changes after construction.
+ */
+struct CassResult_ {
+    _Atomic int refs;         /* the future holds one; each cass_future_get_result adds one */
+    cql_result *r;            /* owned */
+    size_t n_rows, n_cols;    /* r's for a ROWS result, else 0 */
+    CassDataType **col_types; /* references (scalars: the shared ones), n_cols */
+    CassRow first_row;        /* row 0 when n_rows > 0 (values NULL when n_cols is 0) */
+    eng_buf paging_state;     /* copy of r->paging_state */
+};
+
+/* Wraps an executor result (takes it over); NULL on OOM (r freed). */
+CassResult *cql_drv_result_new(cql_result *r);
+const CassResult *cql_drv_result_ref(const CassResult *res);
+
+/* ---- iterators: added by drv_result.c ----
+ *
+ * struct CassIterator_ is shared: drv_result.c implements the result, row,
+ * collection, map, tuple and user-type-field kinds together with
+ * cass_iterator_next / _type / _free and cass_iterator_get_user_type for every
+ * kind; the schema metadata iterators (drv_schema.c: CASS_ITERATOR_TYPE_
+ * KEYSPACE_META, TABLE_META, TYPE_META, COLUMN_META, META_FIELD, ...) create
+ * theirs with cql_drv_iterator_new and fill u.meta, and their getters read
+ * the current item u.meta.items[pos - 1] (or names / values for META_FIELD).
+ *
+ * Position: pos counts the successful cass_iterator_next calls. Before the
+ * first there is no current item (getters return NULL); the current item is
+ * index pos - 1 while 1 <= pos <= count; once next returns cass_false, pos
+ * stays at count. cass_iterator_next for the metadata kinds only advances pos;
+ * for RESULT it builds the views of row pos (row 0 is the result's first_row).
+ */
+struct CassIterator_ {
+    CassIteratorType type;
+    size_t count;             /* items to walk */
+    size_t pos;               /* successful cass_iterator_next calls; current item is pos - 1 */
+    void *owned;              /* freed with eng_free by cass_iterator_free, or NULL */
+    union {
+        struct {                         /* RESULT (one allocation with row.values) */
+            const CassResult *result;
+            CassRow row;                 /* row pos - 1: views built by cass_iterator_next */
+        } rows;
+        const CassRow *row;              /* ROW: the current value is row->values[pos - 1] */
+        struct {                         /* COLLECTION, MAP, TUPLE, USER_TYPE_FIELD */
+            const CassDataType *type;    /* the walked value's type (borrowed) */
+            eng_items items;             /* cursor over its [bytes] items (after the count) */
+            CassValue key;               /* MAP: the current key */
+            CassValue value;             /* the current item / map value / field value */
+        } value;
+        struct {                         /* schema metadata kinds (drv_schema.c) */
+            const void *const *items;    /* count objects, by kind: KEYSPACE_META
+                                            const CassKeyspaceMeta *, TABLE_META
+                                            const CassTableMeta *, COLUMN_META
+                                            const CassColumnMeta *, TYPE_META
+                                            const CassDataType * */
+            const char *const *names;    /* META_FIELD: count field names, NUL-terminated */
+            const CassValue *values;     /* META_FIELD: count field values */
+        } meta;
+    } u;
+};
+
+/* A zeroed iterator of that kind over count items, before its first item; NULL on OOM. */
+CassIterator *cql_drv_iterator_new(CassIteratorType type, size_t count);
+/* ---- end of the block added by drv_result.c ---- */
+
+/* ---- prepared statements, statements, batches (drv_statement.c) ---- */
+
+struct CassPrepared_ {
+    _Atomic int refs;
+    cql_prepared *p;          /* reference */
+    CassDataType **param_types; /* owned references, one per marker */
+    size_t n_params;
+};
+
+CassPrepared *cql_drv_prepared_new(cql_prepared *p); /* takes the reference over */
+void cql_drv_prepared_unref(const CassPrepared *p);
+
+/*
+ * One allocation with its first value slots (drv_statement.c): len and off point after the struct
+ * until cass_statement_reset_parameters gives them a block of their own (slots_block).
+ */
+struct CassStatement_ {
+    char *query;              /* simple: owned copy of the text; bound: NULL (runs the prepared) */
+    size_t query_len;
+    CassPrepared *prepared;   /* reference, or NULL for a simple statement */
+    size_t n_values;
+    int32_t *len;             /* per value: ENG_UNSET until bound, ENG_NULL for null */
+    size_t *off;              /* offset in data */
+    void *slots_block;        /* owned block holding off then len, or NULL: in the statement's */
+    char **names;             /* simple statements bound by name: the marker name per slot */
+    eng_buf data;
+    int32_t paging_size;      /* <= 0: no paging */
+    eng_buf paging_state;
+    int64_t timestamp;        /* ENG_TS_NONE unless set */
+    CassConsistency consistency;
+    CassConsistency serial_consistency;
+    char *keyspace;           /* simple: owned or NULL; bound: the prepared's (borrowed) */
+    cass_uint64_t request_timeout_ms;
+    cass_bool_t idempotent;
+};
+
+struct CassBatch_ {
+    CassBatchType type;
+    size_t n;
+    CassStatement **stmts;    /* owned copies */
+    int64_t timestamp;
+    CassConsistency consistency;
+    CassConsistency serial_consistency;
+    char *keyspace;
+    cass_uint64_t request_timeout_ms;
+    cass_bool_t idempotent;
+};
+
+/* The statement's values as executor options (views valid while the statement lives), in buf
+   when its buf_n entries hold them, else in *heap. */
+int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val *buf,
+                              size_t buf_n, eng_val **heap);
+
+/* ---- futures (drv_future.c) ---- */
+
+typedef enum cql_drv_future_kind {
+    CQL_DRV_FUTURE_GENERIC,
+    CQL_DRV_FUTURE_SESSION,
+    CQL_DRV_FUTURE_RESULT,
+    CQL_DRV_FUTURE_PREPARE,
+} cql_drv_future_kind;
+
+struct CassErrorResult_ {
+    CassError code;
+    CassConsistency consistency;
+    cass_int32_t received, required, num_failures;
+    cass_bool_t data_present;
+    CassWriteType write_type;
+    char *keyspace, *table, *function;
+    size_t n_arg_types;
+    char **arg_types;
+};
+
+struct CassFuture_ {
+    _Atomic int refs;            /* the caller's and, while running, the producer's */
+    cql_drv_future_kind kind;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;         /* made by the first waiter (has_cond), under the lock */
+    int has_cond;                /* under the lock */
+    _Atomic int ready;           /* written under the lock; 1 (release): the outcome is final */
+    CassError code;
+    char *message;
+    CassResult *result;          /* RESULT futures; handed out by cass_future_get_result */
+    CassPrepared *prepared;      /* PREPARE futures; handed out once */
+    CassErrorResult *error;      /* server errors */
+    CassFutureCallback callback;
+    void *callback_data;
+};
+
+CassFuture *cql_drv_future_new(cql_drv_future_kind kind);
+/* Completes a future (once): success, or code + message; runs the callback. */
+void cql_drv_future_set_result(CassFuture *f, CassResult *r);
+void cql_drv_future_set_prepared(CassFuture *f, CassPrepared *p);
+void cql_drv_future_set_error(CassFuture *f, CassError code, const char *message,
+                              const eng_err *err);
+void cql_drv_future_set_done(CassFuture *f);
+
+/* ---- cluster and session (drv_cluster.c, drv_session.c) ---- */
+
+struct CassCluster_ {
+    char *contact_points;        /* as given, comma separated */
+    int port;
+    CassProtocolVersion protocol_version;
+    cass_bool_t beta_protocol;
+    CassConsistency consistency;
+    CassConsistency serial_consistency;
+    unsigned num_threads_io;
+    unsigned connect_timeout_ms, request_timeout_ms, schema_wait_ms;
+    unsigned heartbeat_s, idle_timeout_s;
+    char *username, *password;
+    cass_bool_t token_aware, shuffle_replicas, tcp_nodelay, tcp_keepalive, use_schema;
+    unsigned keepalive_delay_s;
+    cass_bool_t hostname_resolution, randomized_contact_points;
+    char *application_name, *application_version;
+    CassUuid client_id;
+    cass_bool_t has_client_id;
+    CassTimestampGen *timestamp_gen; /* reference, or NULL (server side) */
+    CassRetryPolicy *retry_policy;   /* reference, or NULL (default) */
+    CassSsl *ssl;                    /* reference, or NULL */
+};
+
+struct CassSession_ {
+    pthread_mutex_t lock;
+    eng_db *db;                  /* NULL while not connected */
+    cql_session *s;
+    CassUuid client_id;
+    CassConsistency consistency;
+    CassConsistency serial_consistency;
+    CassTimestampGen *timestamp_gen;
+};
+
+/* ---- timestamp generators (drv_cluster.c) ---- */
+
+struct CassTimestampGen_ {
+    _Atomic int refs;
+    int server_side;
+    _Atomic int64_t last_us;      /* monotonic generator state */
+    int64_t warning_threshold_us, warning_interval_ms;
+};
+
+/* The next client timestamp, or ENG_TS_NONE for the server-side generator / NULL. */
+int64_t cql_drv_timestamp_next(CassTimestampGen *g);
+
+struct CassRetryPolicy_ {
+    _Atomic int refs;
+    int kind;                    /* default, downgrading, fallthrough, logging */
+    CassRetryPolicy *child;      /* logging: the wrapped policy */
+};
+
+struct CassSsl_ {
+    _Atomic int refs;
+    int verify_flags;
+    CassSslTlsVersion min_version;
+    eng_buf trusted, cert, key;  /* PEM texts, kept for the remote backend */
+};
+
+struct CassUuidGen_ {
+    eng_uuidgen gen;
+};
+
+/* ---- logging (drv_error.c) ---- */
+
+/* Emits a log message through the application's callback when level passes. */
+void cql_drv_log(CassLogLevel level, const char *file, int line, const char *function,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- UUIDs, errors, schema metadata: added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
+
+/*
+ * The driver's CassUuid from the 16 bytes of a uuid / timeuuid value (RFC
+ * 4122 order) and back (drv_uuid.c). time_and_version holds bytes 0-3 in
+ * bits 0-31, bytes 4-5 in bits 32-47 and bytes 6-7 in bits 48-63 (each group
+ * big-endian), so a v1 UUID's low 60 bits are its tick count;
+ * clock_seq_and_node is bytes 8-15 big-endian (the driver's encode_uuid).
+ */
+void cql_drv_uuid_from_bytes(const uint8_t in[16], CassUuid *out);
+void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
+
+/*
+ * drv_schema.c implements cql_drv_schema_meta_new (declared in the
+ * drv_cluster.c / drv_session.c / drv_future.c block below): the keyspaces,
+ * tables, columns and user types of system_schema as the database's current
+ * schema describes them (the system keyspaces included, as Cassandra lists
+ * them), each with its system_schema row as metadata fields. db NULL gives an
+ * empty snapshot (no keyspaces, version 0.0.0). It returns NULL when memory
+ * runs out or the schema cannot be read (the latter also logged at
+ * CASS_LOG_ERROR).
+ */
+
+/* ---- end of the block added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
+
+/* ==== drv_cluster.c, drv_session.c, drv_future.c: additions shared with the other files ==== */
+
+/*
+ * drv_future.c. cql_drv_future_new never returns NULL: when memory runs out it
+ * returns one shared future, already failed, that the setters leave alone and
+ * cass_future_free ignores. A future's refs start at 1 (the caller's); a producer
+ * that completes it later (group commit, remote backend) holds its own with
+ * cql_drv_future_ref and drops it with cass_future_free. While the callback runs,
+ * `ready` is CQL_DRV_FUTURE_SETTING: the outcome is stored, waits from the setting
+ * thread return at once (so a callback may read its future), other threads wait
+ * until the callback has returned; then `ready` becomes 1.
+ */
+#define CQL_DRV_FUTURE_SETTING 2
+CassFuture *cql_drv_future_ref(CassFuture *f);
+/* Fails f with an engine / executor error: cql_drv_error_of(err), Cassandra's message
+   (err->msg), and an error result for server codes (keyspace/table of ALREADY_EXISTS). */
+void cql_drv_future_fail(CassFuture *f, const eng_err *err);
+/* Error results are made with eng_malloc / eng_strdup: the struct, keyspace, table,
+   function, arg_types and each arg_types[i] are owned and freed with eng_free. */
+CassErrorResult *cql_drv_error_result_copy(const CassErrorResult *e); /* NULL on OOM */
+void cql_drv_error_result_destroy(CassErrorResult *e);
+
+/* drv_cluster.c: a deep copy with its own references (sessions keep one); NULL on OOM.
+   Free it with cass_cluster_free. */
+CassCluster *cql_drv_cluster_copy(const CassCluster *c);
+CassTimestampGen *cql_drv_timestamp_gen_ref(CassTimestampGen *g);
+/* drv_cluster.c: the engine options cassette.h's cluster setters chose (durability, map size);
+   *durability_set is 0 when the application chose no durability (CASSETTE_DURABILITY decides). */
+void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int *durability_set);
+CassRetryPolicy *cql_drv_retry_policy_ref(CassRetryPolicy *p);
+CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
+/* CassRetryPolicy.kind */
+enum cql_drv_retry_kind {
+    CQL_DRV_RETRY_DEFAULT = 0,
+    CQL_DRV_RETRY_DOWNGRADING = 1,
+    CQL_DRV_RETRY_FALLTHROUGH = 2,
+    CQL_DRV_RETRY_LOGGING = 3,
+};
+
+/*
+ * drv_session.c allocates each CassSession inside a larger private struct; the
+ * other files read only the fields of struct CassSession_. Its `s` stays NULL:
+ * executions take an executor session from a per-session pool, so statements of
+ * many threads run at once; USE results move the keyspace of all of them.
+ */
+
+/*
+ * How drv_session.c uses drv_statement.c's objects (so both sides agree):
+ *  - cql_drv_statement_options(st, &o, buf, buf_n, &heap): non-zero is a failure (a CassError
+ *    when >= 1 << 24, else an eng_err code); heap (may stay NULL) is freed with eng_free. The
+ *    session then sets o.consistency / o.serial_consistency / o.timestamp itself: a level
+ *    CASS_CONSISTENCY_UNKNOWN (serial also ANY) is "not set: the cluster's", a timestamp
+ *    ENG_TS_NONE "not set: the cluster's generator, else the engine's". The same holds for
+ *    CassBatch; its statements' own timestamps and levels are not used (a BATCH message
+ *    has none), nor any keyspace (protocol v4).
+ *  - A simple statement with names[] is mapped marker by marker with cql_drv_name_eq; a
+ *    marker no name reaches fails the request with Cassandra's "Invalid amount of bind
+ *    variables" (QueryOptions with names), rather than leaving it unset. In a batch, such a
+ *    statement fails it with CASS_ERROR_LIB_BAD_PARAMS, as the driver does.
+ *  - cass_session_prepare_from_existing uses cql_drv_prepared_new_from(p, statement).
+ */
+
+/* drv_schema.c (called by cass_session_get_schema_meta; see its note above): a snapshot of
+   db's schema; db NULL (not connected, or use_schema off) gives an empty snapshot. */
+CassSchemaMeta *cql_drv_schema_meta_new(eng_db *db);
+
+/* ==== end of the drv_cluster.c / drv_session.c / drv_future.c block ==== */
+
+/* ==== drv_datatype.c, drv_collection.c, drv_statement.c: additions shared with other files ==== */
+
+/*
+ * The CassError of an allocation failure inside the driver API. The driver has no code for it
+ * (its C++ would throw), so setters and binders that run out of memory report this one and
+ * leave the object as it was.
+ */
+#define CQL_DRV_NOMEM CASS_ERROR_LIB_INTERNAL_ERROR
+
+/* drv_datatype.c: a deep copy (NULL on OOM); the add functions and values made from a type keep
+   one, so the application may go on changing or free its own. */
+CassDataType *cql_drv_type_copy(const CassDataType *dt);
+/*
+ * drv_datatype.c: the driver's DataType::equals, which decides whether a collection, tuple or
+ * user type value fits a target type: same kind (text and varchar alike), sub-types compared
+ * only when both sides have some, UDT keyspace and name only when both are set, field names
+ * exactly, custom class names only when both are set; frozenness ignored.
+ */
+int cql_drv_type_equals(const CassDataType *a, const CassDataType *b);
+/*
+ * drv_datatype.c: 1 if `want`, a name an application passed to a _by_name function, names
+ * `have` (a marker, column or field name): exactly when want is written in double quotes (the
+ * quotes removed), else case-insensitively (ASCII), as CQL identifiers and the driver do.
+ */
+int cql_drv_name_eq(const char *have, const char *want, size_t want_len);
+/*
+ * drv_datatype.c: the type of a result column or bind marker as the driver decodes it from the
+ * protocol: as cql_drv_type_from_eng, but nothing in it frozen (the protocol does not say).
+ * A new reference; NULL on OOM. Scalar types (and scalar sub-types) are shared, read-only
+ * objects that live as long as the program: cql_drv_type_ref / _unref leave them alone, and
+ * nothing may change them (hand them out as const, copy before building on them).
+ */
+CassDataType *cql_drv_type_from_protocol(const eng_type *t);
+
+/*
+ * drv_statement.c. CassStatement, as this file fills it: len[i] is ENG_UNSET until value i is
+ * bound (ENG_NULL for a null); consistency and serial_consistency are CASS_CONSISTENCY_UNKNOWN
+ * until set (the session's / cluster's level applies); paging_size is -1 until set;
+ * request_timeout_ms is CASS_UINT64_MAX until set; keyspace is NULL unless set. names is NULL
+ * unless a simple statement was bound by name; then names[i] is the name given for slot i
+ * (NULL for a slot no name reached), kept as written, double quotes included. The same holds
+ * for CassBatch (stmts[i] are owned deep copies; a batch without its own keyspace takes the
+ * first one a statement added to it has).
+ *
+ * cql_drv_statement_options (declared above) starts from cql_exec_options_init, copies the
+ * levels that are set, page size, paging state and timestamp, and points o->values at an array
+ * of n_values views into the statement (NULL when n_values is 0): the caller's buf when n_values
+ * <= buf_n (a request passes a few on the stack), else one it allocates into *heap, which the
+ * caller frees with eng_free. Returns 0 or ENG_E_NOMEM (*heap NULL).
+ */
+
+/*
+ * drv_statement.c: as cql_drv_prepared_new, for cass_session_prepare_from_existing: statements
+ * bound from it inherit `settings`' consistency, serial consistency, request timeout,
+ * idempotence and keyspace, as the driver's do (its RequestSettings). settings may be NULL.
+ * Both take the reference to p over, also when they fail (NULL: p released). They are the only
+ * constructors of CassPrepared: each is the head of a larger private struct in drv_statement.c.
+ */
+CassPrepared *cql_drv_prepared_new_from(cql_prepared *p, const CassStatement *settings);
+
+/* The value codecs and the setters' shared helpers are in drv_codec.h. */
+
+/* ==== end of the drv_datatype.c / drv_collection.c / drv_statement.c block ==== */
+
+#endif

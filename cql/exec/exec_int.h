@@ -1,0 +1,168 @@
+/*
+ * Private to the CQL executor (session.c, analyze.c, stmt_*.c, restrict.c,
+ * func.c): prepared statements, their analysis, and the helpers the
+ * statement kinds share.
+ *
+ * A prepared statement keeps its syntax tree (in its own arena) and an
+ * analysis made against one schema snapshot: resolved table, typed bind
+ * markers, result columns. When the schema has changed since, execution
+ * analyzes the tree again against the current snapshot (Cassandra
+ * invalidates prepared statements on schema changes; embedded, the
+ * statement simply follows the schema).
+ */
+#ifndef CQL_EXEC_INT_H
+#define CQL_EXEC_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "cql/lang/ast.h"
+#include "cql/cql.h"
+
+struct cql_session {
+    eng_db *db;
+    char *keyspace; /* current keyspace (USE), or NULL */
+};
+
+/* The analysis of a statement against one schema snapshot. */
+typedef struct cql_plan {
+    _Atomic int refs;
+    eng_schema *schema;      /* the snapshot analyzed against (referenced) */
+    const eng_table *table;  /* the statement's table, if it has one */
+    uint32_t n_binds;
+    cql_column_spec *binds;  /* marker metadata */
+    uint32_t n_cols;
+    cql_column_spec *cols;   /* SELECT result columns */
+    uint32_t n_pk_binds;
+    uint16_t *pk_binds;      /* marker index of each partition key column, when all are markers */
+    int16_t *bind_pk;        /* per marker: the position of the partition key column of `table`
+                                whose value it is (its receiver is the column itself), or -1 */
+    void *detail;            /* statement-specific analysis (stmt_*.c) */
+    eng_type **owned;        /* types made by the analysis (marker types such as list<k> for
+                                IN ?), freed with the plan */
+    uint32_t n_owned, cap_owned;
+    eng_arena arena;         /* everything above */
+} cql_plan;
+
+struct cql_prepared {
+    _Atomic int refs;
+    uint8_t id[16];
+    char *query;
+    char *keyspace;          /* the session keyspace at prepare time (NULL if none) */
+    eng_db *db;
+    cql_stmt *stmt;
+    eng_arena arena;         /* the syntax tree */
+    pthread_mutex_t lock;
+    cql_plan *plan;          /* current analysis (under lock) */
+    struct cql_prepared *next; /* cache chain */
+};
+
+/* Everything one execution needs. */
+typedef struct cql_exec {
+    cql_session *session;
+    cql_prepared *prepared;
+    cql_plan *plan;
+    const cql_exec_options *opts;
+    const cql_stmt *stmt;
+    eng_err *err;
+    cql_result *result;
+    eng_arena arena;         /* scratch for this execution */
+} cql_exec;
+
+/* ---- analysis helpers (analyze.c) ---- */
+
+/* Context of an analysis: the snapshot, the statement keyspace, the plan being built. */
+typedef struct cql_analysis {
+    const eng_schema *schema;
+    const char *keyspace;    /* session keyspace at prepare, may be NULL */
+    cql_plan *plan;
+    const cql_stmt *stmt;
+    eng_err *err;
+} cql_analysis;
+
+/* Keyspace of a qualified name (or the session's), with Cassandra's errors. */
+int cql_resolve_keyspace(cql_analysis *a, const char *ks, const char **out);
+/* The table named, with Cassandra's errors for a missing keyspace or table. */
+int cql_resolve_table(cql_analysis *a, const cql_qname *name, const eng_table **out);
+/* A column of t by name, or "Undefined column name %s in table %s.%s". */
+int cql_resolve_column(cql_analysis *a, const eng_table *t, const char *name, int *index);
+/* A written type as a descriptor (owned by the caller: eng_type_free). */
+int cql_resolve_type(cql_analysis *a, const cql_typeref *ref, const char *ks, eng_type **out);
+/* Records the type and name of every bind marker inside term (assigned to type, as receiver). */
+int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, const char *ks,
+                  const char *table, const char *receiver);
+/* Records one marker with an explicit name (e.g. "[ttl]", "partition key token"). */
+void cql_bind_marker(cql_analysis *a, const cql_term *marker, const eng_type *type,
+                     const char *ks, const char *table, const char *name);
+/* Keeps a type made during analysis alive as long as the plan (takes ownership); NULL on OOM. */
+const eng_type *cql_plan_keep_type(cql_plan *p, eng_type *t);
+/* Arena copy of a string. */
+char *cql_plan_strdup(cql_plan *p, const char *s);
+
+/* ---- values at execution ---- */
+
+/*
+ * The value of a term for a receiver of the given type: constants, bind
+ * markers, collections, function calls. *state: CQL_VALUE, CQL_VALUE_NULL
+ * or CQL_VALUE_UNSET (literal.h). The bytes go to `out` (reset first).
+ */
+int cql_eval_term(cql_exec *x, const cql_term *term, const eng_type *type, const char *receiver,
+                  eng_buf *out, int *state);
+/* Same, as an eng_val copied into the execution arena (len ENG_NULL / ENG_UNSET). */
+int cql_eval_val(cql_exec *x, const cql_term *term, const eng_type *type, const char *receiver,
+                 eng_val *out);
+
+/* ---- functions (func.c) and casts (cast.c) ---- */
+
+/* A native scalar function resolved for one argument kind. */
+typedef struct cql_fn {
+    const char *name; /* lower-case name, without "system." */
+    int id;
+    int n_args;
+    int arg_kind;     /* the argument's type kind (0 if none) */
+    int ret_kind;     /* the result's type kind */
+} cql_fn;
+
+/*
+ * Finds a function by name (case-insensitive) for n_args arguments of kind
+ * arg_kind (0: not known; overloads then take their first form), with
+ * Cassandra's errors for an unknown function or a wrong argument.
+ */
+int cql_fn_find(const char *name, int n_args, int arg_kind, cql_fn *out, eng_err *err);
+/* Appends f(arg) (arg NULL for no argument); *state as in literal.h. */
+int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out, int *state);
+/* The scalar type descriptor of a kind (static), or NULL. */
+const eng_type *cql_scalar_type(int kind);
+/* 1 if CAST from one kind to another is defined (CastFcts). */
+int cql_cast_allowed(int from, int to);
+/* Appends v (non-null, non-empty, of type from) cast to kind `to`. */
+int cql_cast_value(const eng_type *from, eng_val v, int to, eng_buf *out, eng_err *err);
+
+/* ---- statements ---- */
+
+int cql_analyze_schema_stmt(cql_analysis *a);
+int cql_exec_schema_stmt(cql_exec *x);
+int cql_analyze_modification(cql_analysis *a);
+int cql_exec_modification(cql_exec *x);
+int cql_analyze_batch(cql_analysis *a);
+int cql_exec_batch_stmt(cql_exec *x);
+int cql_analyze_select(cql_analysis *a);
+int cql_exec_select(cql_exec *x);
+
+/* The prepared statement's plan for the current schema (referenced; cql_plan_release). */
+int cql_plan_for(cql_prepared *p, cql_plan **out, eng_err *err);
+void cql_plan_release(cql_plan *p);
+
+/* ---- results ---- */
+
+cql_result *cql_result_new(int kind);
+/* Declares the result columns (copied into the result's arena). */
+int cql_result_set_columns(cql_result *r, const cql_column_spec *cols, uint32_t n);
+/* Appends a row of n_cols values (copied). */
+int cql_result_add_row(cql_result *r, const eng_val *vals);
+/* Turns the rows appended so far into cell views (once, when the result is complete). */
+int cql_result_finish(cql_result *r);
+/* The boolean type, for [applied]. */
+const eng_type *cql_boolean_type(void);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * Literal terms to values: the constants, collection, tuple and UDT
+ * literals and bind markers of a statement turned into the native-protocol
+ * serialization of the type that receives them, checked the way Cassandra
+ * checks them and failing with Cassandra's messages (cql3/Constants, Lists,
+ * Sets, Maps, Tuples, UserTypes, db/marshal/...Type.fromString; facts §2,
+ * §8.2). Also the text forms of every type (AbstractType.fromString) and the
+ * Java number formatting the JSON support shares (json.h).
+ *
+ * Rules worth knowing before reading the code:
+ * - A constant is assignable to a type by Constants.Literal.testAssignment:
+ *   a STRING only to ascii, text, inet, date, time and timestamp; an
+ *   INTEGER to every number type, date, time, timestamp and duration; a
+ *   FLOAT to float, double and decimal; HEX only to blob. Otherwise:
+ *   `Invalid INTEGER constant (0) for "k" of type text`.
+ * - Bind markers are refused anywhere inside a list, set or map literal
+ *   (`Invalid list literal for l: bind variables are not supported inside
+ *   collection literals`), allowed in tuple and UDT literals, where they are
+ *   named `t[0]` and `u.field`.
+ * - `{}` is an empty set literal that a map also accepts.
+ * - A null element of a collection is refused, an unset element (from a
+ *   function) makes the whole list/set unset, an unset map key is refused.
+ * - Sets and maps come out sorted and de-duplicated (eng_type_canonicalize).
+ * - A string 'now' for a timestamp is the wall clock (Cassandra reads
+ *   System.currentTimeMillis() there, not a query timestamp).
+ * - Time zones: strings without a zone are read as UTC (Cassandra uses the
+ *   JVM's default zone, UTC on every standard deployment).
+ *
+ * Thread-safe: no global state. Never reads outside what it is given;
+ * allocation failure is ENG_E_NOMEM.
+ */
+#ifndef CQL_LITERAL_H
+#define CQL_LITERAL_H
+
+#include "cql/lang/ast.h"
+#include "engine/value/types.h"
+
+/* What a term evaluated to (cql_term_value's *state). */
+enum { CQL_VALUE = 0, CQL_VALUE_NULL = 1, CQL_VALUE_UNSET = 2 };
+
+/*
+ * Where a term's non-literal parts come from at execution time.
+ * binds: the bound values in marker order (len ENG_NULL / ENG_UNSET for
+ * null / unset); call: evaluates a function call, CAST, or a type hint whose
+ * type is not a plain native type, for a receiver of type `want`, appending
+ * the value to `out` and setting *state. env or call NULL: function calls
+ * are refused ("Function calls are not supported here").
+ */
+typedef struct cql_term_env {
+    const eng_val *binds;
+    uint32_t n_binds;
+    int (*call)(void *ctx, const cql_term *term, const eng_type *want, eng_buf *out, int *state,
+                eng_err *err);
+    void *ctx;
+} cql_term_env;
+
+/*
+ * The value of a term assigned to a receiver of `type` named `receiver`
+ * (the column name as Cassandra prints it, used in messages). Appends the
+ * serialized value to `out` (nothing for null/unset) and sets *state.
+ * A bound value is checked with eng_type_validate (the MarshalException
+ * text on failure) and canonicalized.
+ * @return 0, ENG_E_INVALID (Cassandra's message in err), ENG_E_NOMEM, or
+ *         whatever env->call returned.
+ * Ownership: nothing kept. Threads: any.
+ */
+int cql_term_value(const cql_term *t, const eng_type *type, const char *receiver,
+                   const cql_term_env *env, eng_buf *out, int *state, eng_err *err);
+
+/*
+ * Prepare-time walk of a term that will be assigned to `type`: reports each
+ * bind marker with the type and name Cassandra gives it (facts §2.6: the
+ * receiver's name; `t[i]` in a tuple literal, `u.f` in a UDT literal; a
+ * marker inside a type hint gets the receiver) and fails on whatever
+ * Cassandra refuses at prepare time: constants not assignable or not
+ * parsable, literal shape errors, markers inside collection literals.
+ * Markers inside function calls are left to the function layer. `name`
+ * passed to record is only valid during the call.
+ */
+int cql_term_bind_types(const cql_term *t, const eng_type *type, const char *receiver,
+                        void (*record)(void *ctx, const cql_term *marker, const eng_type *type,
+                                       const char *name),
+                        void *ctx, eng_err *err);
+
+/* AssignmentTestable.TestResult of a term for a type (function overloads). */
+enum { CQL_NOT_ASSIGNABLE = 0, CQL_WEAKLY_ASSIGNABLE = 1, CQL_EXACT_MATCH = 2 };
+int cql_term_test_assignment(const cql_term *t, const eng_type *type);
+
+/* Appends the term as Cassandra prints it in messages (Term.Raw.getText). */
+void cql_term_text(const cql_term *t, eng_buf *out);
+
+/*
+ * AbstractType.fromString: the value of `type` written as text s[0..len)
+ * (int from "42", timestamp from "2021-01-01 12:00:00+0000", duration from
+ * "1h30m", blob from hex digits without 0x, ...). An empty string is the
+ * empty value for the types Cassandra allows it. Appends to out.
+ * @return 0, ENG_E_INVALID with Cassandra's MarshalException text, ENG_E_NOMEM.
+ */
+int cql_value_from_string(const eng_type *type, const char *s, size_t len, eng_buf *out,
+                          eng_err *err);
+
+/* ---- pieces shared with json.c ---- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+int64_t cql_days_from_civil(int64_t y, int m, int d);
+void cql_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+/*
+ * Java's Double.toString / Float.toString (finite values): the shortest
+ * digits that read back to the same value, "123.0", "1.0E7", "1.0E-4".
+ */
+void cql_java_double_string(double v, eng_buf *out);
+void cql_java_float_string(float v, eng_buf *out);
+
+/* Decimal digits (with '-') of a big-endian two's-complement integer of any length. */
+void cql_varint_string(const uint8_t *p, size_t len, eng_buf *out);
+
+/* Duration.toString of a serialized duration ("1y2mo3d4h5m6s7ms8us9ns", "-1d"); -1 if malformed. */
+int cql_duration_string(const uint8_t *p, size_t len, eng_buf *out);
+
+#endif

@@ -1,0 +1,2192 @@
+/*
+ * SELECT: Cassandra's restriction rules (facts §7.3-§7.9) turned into an
+ * engine query — partitions by key (= / IN, sorted by key value) or by
+ * token range, clustering slices in clustering order, ORDER BY as a
+ * reversed read, LIMIT / PER PARTITION LIMIT, DISTINCT, static rows — and
+ * the selection: columns, writetime(), ttl(), token(), count(*) and the
+ * aggregates count / min / max / sum / avg, with Cassandra's column names.
+ * Restrictions on regular columns (ALLOW FILTERING) and CONTAINS are
+ * applied to each row the engine returns. Paging states carry the engine's
+ * resume position and what remains of the LIMIT.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <xxhash.h>
+
+#include "cql/exec/exec_int.h"
+#include "cql/exec/json.h"
+#include "cql/exec/literal.h"
+#include "cql/exec/systables.h"
+#include "engine/value/token.h"
+
+enum sel_kind {
+    SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG, SEL_FN, SEL_CAST,
+    SEL_TOJSON,
+};
+enum agg_kind { AGG_COUNT = 1, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
+
+typedef struct selector selector;
+struct selector {
+    int kind;
+    int col;                /* SEL_COLUMN / WRITETIME / TTL / AGG argument */
+    int agg;                /* enum agg_kind */
+    const eng_type *type;   /* result type */
+    selector *arg;          /* SEL_FN / SEL_CAST: the argument (NULL for none) */
+    cql_fn fn;              /* SEL_FN */
+    int cast_to;            /* SEL_CAST: target kind */
+};
+
+/* A restriction checked on each row (regular / static columns, CONTAINS). */
+typedef struct row_filter {
+    int col;
+    int op;                 /* enum cql_op */
+    const cql_term *value;
+    const cql_term *key;    /* map element restriction m[k] = v */
+    const eng_type *type;   /* type of value */
+    cql_term **in_vals;     /* op IN: the list (or one marker for IN ?) */
+    int n_in;
+    int in_marker;
+} row_filter;
+
+typedef struct col_rel {
+    int given;              /* 1: = or IN; 2: slice */
+    cql_term **vals;
+    int n;
+    int in_marker;
+    const cql_term *lo, *hi;
+    int lo_incl, hi_incl;
+} col_rel;
+
+typedef struct select_plan {
+    const eng_table *t;
+    selector *sels;
+    int n_sels;
+    int aggregate;          /* every selector aggregates: one row */
+    col_rel *rels;          /* per key column */
+    int n_ck_eq;            /* clustering prefix by = / IN */
+    int ck_slice;           /* a slice on clustering column n_ck_eq */
+    int has_pk;             /* partition key fully restricted by = / IN */
+    const cql_term *tok_lo, *tok_hi;
+    int tok_lo_incl, tok_hi_incl;
+    row_filter *filters;
+    int n_filters;
+    /* (c1, c2, ...) relations on clustering columns starting at multi_first */
+    int multi_first, multi_n;
+    cql_term **multi_eq;    /* = (tuple) or IN ((tuple), ...): prefixes */
+    int n_multi_eq;
+    int multi_in_marker;
+    const cql_term *multi_lo, *multi_hi;
+    int multi_lo_n, multi_hi_n;
+    int multi_lo_incl, multi_hi_incl;
+    int multi_mixed;        /* the columns' directions differ: rows are checked one by one */
+    int reversed;
+    int order_with_in;      /* ORDER BY with IN on the partition key: rows need a sort */
+    const cql_term *limit, *ppl;
+    int distinct;
+    int json;               /* SELECT JSON: one [json] column built from the selectors */
+    int group_n;            /* GROUP BY: rows with equal values of the first group_n key columns
+                               form one group (0: no GROUP BY) */
+    const char **names;     /* selector names (for JSON) */
+    const eng_type **types;
+} select_plan;
+
+static const eng_type int_type = {.kind = ENG_INT};
+static const eng_type bigint_type = {.kind = ENG_BIGINT};
+
+static void *plan_alloc(cql_analysis *a, size_t n)
+{
+    void *p = eng_arena_alloc(&a->plan->arena, n ? n : 1);
+    if (p)
+        memset(p, 0, n ? n : 1);
+    else
+        eng_errorf(a->err, ENG_E_NOMEM, "out of memory preparing a statement");
+    return p;
+}
+
+/* ---- selection ---- */
+
+static char *name_of(cql_analysis *a, const char *fmt, const char *arg)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, fmt, arg);
+    return cql_plan_strdup(a->plan, buf);
+}
+
+static int column_arg(cql_analysis *a, const eng_table *t, const cql_term *fn, int *col)
+{
+    if (fn->n_items != 1 || fn->items[0]->kind != CQL_T_COLUMN)
+        return eng_errorf(a->err, ENG_E_INVALID, "Invalid arguments for function %s", fn->name);
+    return cql_resolve_column(a, t, fn->items[0]->text, col);
+}
+
+static int agg_of(const char *name)
+{
+    if (!strcmp(name, "count"))
+        return AGG_COUNT;
+    if (!strcmp(name, "min"))
+        return AGG_MIN;
+    if (!strcmp(name, "max"))
+        return AGG_MAX;
+    if (!strcmp(name, "sum"))
+        return AGG_SUM;
+    if (!strcmp(name, "avg"))
+        return AGG_AVG;
+    return 0;
+}
+
+static int analyze_function_selector(cql_analysis *a, const eng_table *t, const cql_term *fn,
+                                     selector *s, const char **name)
+{
+    const char *f = fn->name;
+    int rc;
+    if (!strcmp(f, "writetime") || !strcmp(f, "ttl")) {
+        if ((rc = column_arg(a, t, fn, &s->col)))
+            return rc;
+        const eng_column *c = &t->cols[s->col];
+        if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use selection function %s on PRIMARY KEY part %s",
+                              f[0] == 'w' ? "writeTime" : "ttl", c->name);
+        if (eng_type_is_multicell(c->type))
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use selection function %s on collections",
+                              f[0] == 'w' ? "writeTime" : "ttl");
+        s->kind = f[0] == 'w' ? SEL_WRITETIME : SEL_TTL;
+        s->type = f[0] == 'w' ? &bigint_type : &int_type;
+        *name = name_of(a, f[0] == 'w' ? "writetime(%s)" : "ttl(%s)", c->name);
+        return 0;
+    }
+    if (!strcmp(f, "token")) {
+        if (fn->n_items != t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID, "Invalid number of arguments in call to "
+                                                     "function system.token: %d required but %d "
+                                                     "provided",
+                              t->n_pk, fn->n_items);
+        eng_buf b = ENG_BUF_INIT;
+        for (int i = 0; i < fn->n_items; i++) {
+            int col;
+            if (fn->items[i]->kind != CQL_T_COLUMN ||
+                (rc = cql_resolve_column(a, t, fn->items[i]->text, &col)) || col != i) {
+                eng_buf_free(&b);
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "The token function arguments must be in the partition key "
+                                  "order");
+            }
+            eng_buf_printf(&b, "%s%s", i ? ", " : "", t->cols[i].name);
+        }
+        s->kind = SEL_TOKEN;
+        s->type = &bigint_type;
+        *name = eng_buf_cstr(&b) ? name_of(a, "system.token(%s)", (char *)b.p) : NULL;
+        eng_buf_free(&b);
+        return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    }
+    int agg = agg_of(f);
+    if (agg == AGG_COUNT && fn->n_items == 1 &&
+        (fn->items[0]->kind == CQL_T_STAR || fn->items[0]->kind == CQL_T_INTEGER)) {
+        s->kind = SEL_COUNT_ROWS;
+        s->type = &bigint_type;
+        *name = "count";
+        return 0;
+    }
+    if (agg) {
+        if ((rc = column_arg(a, t, fn, &s->col)))
+            return rc;
+        int k = t->cols[s->col].type->kind;
+        int numeric = k == ENG_TINYINT || k == ENG_SMALLINT || k == ENG_INT || k == ENG_BIGINT ||
+                      k == ENG_VARINT || k == ENG_DECIMAL || k == ENG_FLOAT || k == ENG_DOUBLE ||
+                      k == ENG_COUNTER;
+        if ((agg == AGG_SUM || agg == AGG_AVG) && !numeric) {
+            eng_buf tb = ENG_BUF_INIT;
+            eng_type_to_cql(t->cols[s->col].type, &tb);
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "Invalid call to function %s, none of its type signatures match "
+                            "(argument %s of type %s)",
+                            f, t->cols[s->col].name, eng_buf_cstr(&tb) ? (char *)tb.p : "?");
+            eng_buf_free(&tb);
+            return rc;
+        }
+        s->kind = SEL_AGG;
+        s->agg = agg;
+        s->type = agg == AGG_COUNT ? &bigint_type : t->cols[s->col].type;
+        char buf[300];
+        snprintf(buf, sizeof buf, "system.%s(%%s)", f);
+        *name = name_of(a, buf, t->cols[s->col].name);
+        return 0;
+    }
+    return eng_errorf(a->err, ENG_E_INVALID, "Unknown function '%s'", f);
+}
+
+static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name);
+
+/* A scalar function applied to a selector: system.name(arg). */
+static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *fn, selector *sel,
+                          const char **name)
+{
+    if (fn->n_items > 1)
+        return eng_errorf(a->err, ENG_E_INVALID, "Invalid number of arguments in call to function "
+                                                 "system.%s",
+                          fn->name);
+    const char *arg_name = "";
+    int arg_kind = 0;
+    if (fn->n_items) {
+        sel->arg = plan_alloc(a, sizeof *sel->arg);
+        if (!sel->arg)
+            return ENG_E_NOMEM;
+        int rc = analyze_expr(a, t, fn->items[0], sel->arg, &arg_name);
+        if (rc)
+            return rc;
+        arg_kind = sel->arg->type->kind;
+    }
+    int rc;
+    if (!strcasecmp(fn->name, "fromjson"))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "fromJson() cannot be used in the selection clause of a SELECT statement");
+    if (!strcasecmp(fn->name, "tojson")) {
+        if (!sel->arg)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "toJson() requires exactly 1 argument, but 0 were provided");
+        sel->kind = SEL_TOJSON;
+        sel->fn.name = "tojson";
+        sel->type = cql_scalar_type(ENG_TEXT);
+    } else if ((rc = cql_fn_find(fn->name, fn->n_items, arg_kind, &sel->fn, a->err))) {
+        return rc;
+    } else {
+        sel->kind = SEL_FN;
+        sel->type = cql_scalar_type(sel->fn.ret_kind);
+    }
+    char buf[600];
+    snprintf(buf, sizeof buf, "system.%s(%s)", sel->fn.name, arg_name);
+    for (char *c = buf; *c && c < buf + 7 + strlen(sel->fn.name); c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c + 32);
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+/* CAST(x AS type): a cast to the argument's own type is the argument itself (CastFcts). */
+static int analyze_cast(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name)
+{
+    const char *arg_name;
+    selector *arg = plan_alloc(a, sizeof *arg);
+    if (!arg)
+        return ENG_E_NOMEM;
+    int rc = analyze_expr(a, t, term->items[0], arg, &arg_name);
+    if (rc)
+        return rc;
+    const char *tn = term->type ? term->type->name : "";
+    int to = eng_kind_from_name(tn, strlen(tn));
+    int from = arg->type->kind;
+    if (to < 0 || !cql_cast_allowed(from, to))
+        return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be cast to %s",
+                          eng_kind_name(from) ? eng_kind_name(from) : "value", tn);
+    if (to == from) {
+        *sel = *arg;
+        *name = arg_name;
+        return 0;
+    }
+    sel->kind = SEL_CAST;
+    sel->arg = arg;
+    sel->cast_to = to;
+    sel->type = cql_scalar_type(to == ENG_ASCII ? ENG_TEXT : to);
+    if (to == ENG_ASCII)
+        sel->type = cql_scalar_type(ENG_ASCII);
+    char buf[600];
+    snprintf(buf, sizeof buf, "cast(%s as %s)", arg_name, eng_kind_name(to));
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name)
+{
+    int rc;
+    switch (term->kind) {
+    case CQL_T_COLUMN:
+        sel->kind = SEL_COLUMN;
+        if ((rc = cql_resolve_column(a, t, term->text, &sel->col)))
+            return rc;
+        sel->type = t->cols[sel->col].type;
+        *name = t->cols[sel->col].name;
+        return 0;
+    case CQL_T_FUNCTION: {
+        const char *f = term->name;
+        if (!strcmp(f, "writetime") || !strcmp(f, "ttl") || !strcmp(f, "token") || agg_of(f))
+            return analyze_function_selector(a, t, term, sel, name);
+        return analyze_scalar(a, t, term, sel, name);
+    }
+    case CQL_T_CAST:
+        return analyze_cast(a, t, term, sel, name);
+    default:
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
+    }
+}
+
+static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    int n = s->star ? (int)t->n_cols : s->n_sels;
+    sp->sels = plan_alloc(a, (size_t)n * sizeof *sp->sels);
+    sp->names = plan_alloc(a, (size_t)n * sizeof *sp->names);
+    sp->types = plan_alloc(a, (size_t)n * sizeof *sp->types);
+    cql_column_spec *cols = plan_alloc(a, (size_t)n * sizeof *cols);
+    if (!sp->sels || !cols || !sp->names || !sp->types)
+        return ENG_E_NOMEM;
+    int aggregates = 0;
+    for (int i = 0; i < n; i++) {
+        selector *sel = &sp->sels[i];
+        const char *name = NULL;
+        int rc = 0;
+        if (s->star) {
+            sel->kind = SEL_COLUMN;
+            sel->col = i;
+            sel->type = t->cols[i].type;
+            name = t->cols[i].name;
+        } else {
+            rc = analyze_expr(a, t, s->sels[i].term, sel, &name);
+        }
+        if (rc)
+            return rc;
+        if (!s->star && s->sels[i].alias)
+            name = s->sels[i].alias;
+        aggregates += sel->kind == SEL_COUNT_ROWS || sel->kind == SEL_AGG;
+        cols[i] = (cql_column_spec){t->ks, t->name, name, sel->type};
+        sp->names[i] = name;
+        sp->types[i] = sel->type;
+    }
+    sp->n_sels = n;
+    sp->aggregate = aggregates > 0;
+    if (s->json) {
+        static const eng_type text = {.kind = ENG_TEXT};
+        cols = plan_alloc(a, sizeof *cols);
+        if (!cols)
+            return ENG_E_NOMEM;
+        cols[0] = (cql_column_spec){t->ks, t->name, "[json]", &text};
+        n = 1;
+        sp->json = 1;
+    }
+    a->plan->cols = cols;
+    a->plan->n_cols = (uint32_t)n;
+    return 0;
+}
+
+/* ---- WHERE ---- */
+
+static int bind_values(cql_analysis *a, const eng_table *t, const eng_column *c,
+                       const cql_relation *r)
+{
+    if (r->in_marker) {
+        eng_type *lt = eng_type_new_list(eng_type_dup(c->type), 1);
+        const eng_type *kept = cql_plan_keep_type(a->plan, lt);
+        if (!kept)
+            return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+        char name[300];
+        snprintf(name, sizeof name, "in(%s)", c->name);
+        cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
+        return 0;
+    }
+    for (int i = 0; i < r->n_values; i++) {
+        int rc = cql_bind_term(a, r->values[i], c->type, t->ks, t->name, c->name);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int add_filter(cql_analysis *a, select_plan *sp, row_filter f)
+{
+    row_filter *fs = plan_alloc(a, (size_t)(sp->n_filters + 1) * sizeof *fs);
+    if (!fs)
+        return ENG_E_NOMEM;
+    if (sp->n_filters)
+        memcpy(fs, sp->filters, (size_t)sp->n_filters * sizeof *fs);
+    fs[sp->n_filters++] = f;
+    sp->filters = fs;
+    return 0;
+}
+
+static int token_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
+{
+    const eng_table *t = sp->t;
+    if (r->n_cols != t->n_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "The token() function must be applied to all partition key components "
+                          "or none of them");
+    for (int i = 0; i < r->n_cols; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, r->cols[i], &col);
+        if (rc)
+            return rc;
+        if (col >= t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "The token() function must contains only partition key components");
+        if (col != i) {
+            eng_buf b = ENG_BUF_INIT;
+            for (int j = 0; j < t->n_pk; j++)
+                eng_buf_printf(&b, "%s%s", j ? ", " : "", t->cols[j].name);
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "The token function arguments must be in the partition key order: %s",
+                            eng_buf_cstr(&b) ? (char *)b.p : "");
+            eng_buf_free(&b);
+            return rc;
+        }
+    }
+    const cql_term *v = r->values[0];
+    switch (r->op) {
+    case CQL_OP_EQ:
+        sp->tok_lo = sp->tok_hi = v;
+        sp->tok_lo_incl = sp->tok_hi_incl = 1;
+        break;
+    case CQL_OP_GT:
+    case CQL_OP_GE:
+        sp->tok_lo = v;
+        sp->tok_lo_incl = r->op == CQL_OP_GE;
+        break;
+    case CQL_OP_LT:
+    case CQL_OP_LE:
+        sp->tok_hi = v;
+        sp->tok_hi_incl = r->op == CQL_OP_LE;
+        break;
+    default:
+        return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be used with the token function",
+                          r->op == CQL_OP_IN ? "IN" : "CONTAINS");
+    }
+    if (v->kind == CQL_T_FUNCTION && !strcasecmp(v->name, "token")) {
+        /* token(literal, ...) on the right: the token of those key values */
+        if (v->n_items != t->n_pk)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Invalid number of arguments in call to function system.token: %d "
+                              "required but %d provided",
+                              t->n_pk, v->n_items);
+        for (int i = 0; i < v->n_items; i++) {
+            int rc = cql_bind_term(a, v->items[i], t->cols[i].type, t->ks, t->name,
+                                   t->cols[i].name);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    return cql_bind_term(a, v, &bigint_type, t->ks, t->name, "partition key token");
+}
+
+static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r, int col)
+{
+    const eng_table *t = sp->t;
+    const eng_column *c = &t->cols[col];
+    col_rel *k = &sp->rels[col];
+    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
+        if (k->given == 2)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Column \"%s\" cannot be restricted by both an equality and an "
+                              "inequality relation",
+                              c->name);
+        if (k->given)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "%s cannot be restricted by more than one relation if it includes "
+                              "%s",
+                              c->name, k->n == 1 && !k->in_marker ? "an Equal" : "a IN");
+        k->given = 1;
+        k->vals = r->values;
+        k->n = r->n_values;
+        k->in_marker = r->in_marker;
+        return bind_values(a, t, c, r);
+    }
+    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Clustering columns can only be restricted with CONTAINS with a "
+                          "secondary index or filtering");
+    if (k->given == 1)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Column \"%s\" cannot be restricted by both an equality and an "
+                          "inequality relation",
+                          c->name);
+    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
+    if ((lower && k->lo) || (!lower && k->hi))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "More than one restriction was found for the %s bound on %s",
+                          lower ? "start" : "end", c->name);
+    k->given = 2;
+    if (lower) {
+        k->lo = r->values[0];
+        k->lo_incl = r->op == CQL_OP_GE;
+    } else {
+        k->hi = r->values[0];
+        k->hi_incl = r->op == CQL_OP_LE;
+    }
+    return bind_values(a, t, c, r);
+}
+
+/* The tuple type of columns [first, first + n), owned by the plan. */
+static const eng_type *tuple_of(cql_analysis *a, const eng_table *t, int first, int n)
+{
+    eng_type *comps[64];
+    for (int i = 0; i < n && i < 64; i++)
+        comps[i] = eng_type_dup(t->cols[first + i].type);
+    return cql_plan_keep_type(a->plan, eng_type_new_tuple(comps, n));
+}
+
+static int bind_tuple(cql_analysis *a, const eng_table *t, int first, int n, const cql_term *v,
+                      const eng_type *tt, const char *name)
+{
+    if (v->kind == CQL_T_TUPLE) {
+        if (v->n_items != n)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Expected %d elements in value tuple, but got %d", n, v->n_items);
+        for (int i = 0; i < n; i++) {
+            int rc = cql_bind_term(a, v->items[i], t->cols[first + i].type, t->ks, t->name,
+                                   t->cols[first + i].name);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    if (v->kind == CQL_T_BIND) {
+        cql_bind_marker(a, v, tt, t->ks, t->name, name);
+        return 0;
+    }
+    return eng_errorf(a->err, ENG_E_INVALID, "Invalid value for a multi-column relation");
+}
+
+/* (c1, c2) = / IN / < ... on clustering columns in their order (MultiColumnRelation). */
+static int multi_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
+{
+    const eng_table *t = sp->t;
+    int first = -1;
+    char name[600] = "(";
+    for (int i = 0; i < r->n_cols; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, r->cols[i], &col);
+        if (rc)
+            return rc;
+        if (t->cols[col].kind != ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Multi-column relations can only be applied to clustering columns "
+                              "but was applied to: %s",
+                              t->cols[col].name);
+        if (i == 0)
+            first = col;
+        else if (col != first + i)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Clustering columns must appear in the PRIMARY KEY order in "
+                              "multi-column relations: %s",
+                              t->cols[col].name);
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%s%s", i ? "," : "",
+                 t->cols[col].name);
+    }
+    strncat(name, ")", sizeof name - strlen(name) - 1);
+    int n = r->n_cols;
+    if (sp->multi_n && (sp->multi_first != first || sp->multi_n != n))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Mixing multi-column relations on different column sets is not "
+                          "supported");
+    sp->multi_first = first;
+    sp->multi_n = n;
+    const eng_type *tt = tuple_of(a, t, first, n);
+    if (!tt)
+        return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    int rc = 0;
+    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
+        if (sp->multi_eq || sp->multi_lo || sp->multi_hi)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "%s cannot be restricted by more than one relation if it includes "
+                              "an Equal",
+                              t->cols[first].name);
+        sp->multi_eq = r->values;
+        sp->n_multi_eq = r->n_values;
+        sp->multi_in_marker = r->in_marker;
+        if (r->in_marker) {
+            eng_type *lt = eng_type_new_list(eng_type_dup(tt), 1);
+            const eng_type *kept = cql_plan_keep_type(a->plan, lt);
+            if (!kept)
+                return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+            cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
+            return 0;
+        }
+        for (int i = 0; i < r->n_values && !rc; i++)
+            rc = bind_tuple(a, t, first, n, r->values[i], tt, name);
+        for (int i = 0; i < n; i++)
+            sp->rels[first + i].given = 1;
+        return rc;
+    }
+    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
+    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
+    if (lower) {
+        sp->multi_lo = r->values[0];
+        sp->multi_lo_n = n;
+        sp->multi_lo_incl = r->op == CQL_OP_GE;
+    } else {
+        sp->multi_hi = r->values[0];
+        sp->multi_hi_n = n;
+        sp->multi_hi_incl = r->op == CQL_OP_LE;
+    }
+    sp->rels[first].given = 2;
+    for (int i = 1; i < n; i++)
+        if (t->cols[first + i].desc != t->cols[first].desc)
+            sp->multi_mixed = 1;
+    return bind_tuple(a, t, first, n, r->values[0], tt, name);
+}
+
+/* A key restriction the read cannot use becomes a check on each row (ALLOW FILTERING). */
+static int key_to_filters(cql_analysis *a, select_plan *sp, int col)
+{
+    col_rel *k = &sp->rels[col];
+    const eng_type *ty = sp->t->cols[col].type;
+    int rc = 0;
+    if (k->given == 1) {
+        row_filter f = {col, k->n == 1 && !k->in_marker ? CQL_OP_EQ : CQL_OP_IN,
+                        k->n ? k->vals[0] : NULL, NULL, ty, k->vals, k->n, k->in_marker};
+        rc = add_filter(a, sp, f);
+    } else {
+        if (k->lo)
+            rc = add_filter(a, sp, (row_filter){col, k->lo_incl ? CQL_OP_GE : CQL_OP_GT, k->lo,
+                                                NULL, ty, NULL, 0, 0});
+        if (!rc && k->hi)
+            rc = add_filter(a, sp, (row_filter){col, k->hi_incl ? CQL_OP_LE : CQL_OP_LT, k->hi,
+                                                NULL, ty, NULL, 0, 0});
+    }
+    memset(k, 0, sizeof *k);
+    return rc;
+}
+
+static const char *FILTERING_MSG =
+    "Cannot execute this query as it might involve data filtering and thus may have "
+    "unpredictable performance. If you want to execute this query despite the performance "
+    "unpredictability, use ALLOW FILTERING";
+
+static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    int needs_filtering = 0;
+    for (int i = 0; i < s->n_where; i++) {
+        const cql_relation *r = &s->where[i];
+        int rc;
+        if (r->kind == CQL_REL_TOKEN) {
+            if ((rc = token_relation(a, sp, r)))
+                return rc;
+            continue;
+        }
+        if (r->kind == CQL_REL_MULTI) {
+            if ((rc = multi_relation(a, sp, r)))
+                return rc;
+            continue;
+        }
+        if (r->kind != CQL_REL_COLUMN)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Element relations are not supported in WHERE clauses here");
+        if (r->op == CQL_OP_NE) {
+            eng_buf b = ENG_BUF_INIT;
+            cql_term_text(r->values[0], &b);
+            rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s != %s",
+                            r->cols[0], eng_buf_cstr(&b) ? (char *)b.p : "?");
+            eng_buf_free(&b);
+            return rc;
+        }
+        int col;
+        if ((rc = cql_resolve_column(a, t, r->cols[0], &col)))
+            return rc;
+        const eng_column *c = &t->cols[col];
+        if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING) {
+            if (c->kind == ENG_COL_PARTITION && r->op != CQL_OP_EQ && r->op != CQL_OP_IN) {
+                needs_filtering = 1;
+                if (!s->allow_filtering)
+                    break;
+                /* Since CASSANDRA-11031 (3.10) a slice on a partition key column is a filter of
+                   a range scan when the query allows filtering. */
+                if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
+                    return eng_errorf(a->err, ENG_E_INVALID,
+                                      "Only EQ and IN relation are supported on the partition key "
+                                      "(unless you use the token() function)");
+            }
+            if ((rc = key_relation(a, sp, r, col)))
+                return rc;
+            continue;
+        }
+        needs_filtering = 1;
+        const eng_type *vt = c->type;
+        if (r->op == CQL_OP_CONTAINS && eng_type_is_collection(c->type))
+            vt = c->type->kind == ENG_MAP ? c->type->sub[1] : c->type->sub[0];
+        else if (r->op == CQL_OP_CONTAINS_KEY && c->type->kind == ENG_MAP)
+            vt = c->type->sub[0];
+        else if (r->op == CQL_OP_CONTAINS || r->op == CQL_OP_CONTAINS_KEY)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot use CONTAINS on non-collection column %s", c->name);
+        if (r->op == CQL_OP_IN || r->op == CQL_OP_LIKE || r->op == CQL_OP_IS_NOT_NULL ||
+            r->op == CQL_OP_NE)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s",
+                              c->name);
+        if ((rc = cql_bind_term(a, r->values[0], vt, t->ks, t->name, c->name)) ||
+            (rc = add_filter(a, sp, (row_filter){col, r->op, r->values[0], NULL, vt, NULL, 0, 0})))
+            return rc;
+    }
+    /* Partition key: all columns by = / IN, or none (a range scan). */
+    int pk_given = 0, pk_any = 0;
+    for (int i = 0; i < t->n_pk; i++) {
+        pk_given += sp->rels[i].given == 1;
+        pk_any += sp->rels[i].given != 0;
+    }
+    sp->has_pk = pk_given == t->n_pk;
+    if (pk_any && !sp->has_pk) {
+        needs_filtering = 1;
+        if (s->allow_filtering)
+            for (int i = 0; i < t->n_pk; i++)
+                if (sp->rels[i].given) {
+                    int rc = key_to_filters(a, sp, i);
+                    if (rc)
+                        return rc;
+                }
+    }
+    /* Clustering: = / IN prefix, then at most one slice. */
+    int i = t->n_pk;
+    while (i < t->n_pk + t->n_ck && sp->rels[i].given == 1)
+        i++;
+    sp->n_ck_eq = i - t->n_pk;
+    if (i < t->n_pk + t->n_ck && sp->rels[i].given == 2) {
+        sp->ck_slice = 1;
+        i++;
+    }
+    for (int j = i; j < t->n_pk + t->n_ck; j++)
+        if (sp->rels[j].given && s->allow_filtering) {
+            needs_filtering = 1;
+            int rc = key_to_filters(a, sp, j);
+            if (rc)
+                return rc;
+        } else if (sp->rels[j].given) {
+            if (sp->has_pk && !s->allow_filtering) {
+                const eng_column *prev = &t->cols[j - 1];
+                if (sp->rels[j - 1].given == 2)
+                    return eng_errorf(a->err, ENG_E_INVALID,
+                                      "Clustering column \"%s\" cannot be restricted (preceding "
+                                      "column \"%s\" is restricted by a non-EQ relation)",
+                                      t->cols[j].name, prev->name);
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "PRIMARY KEY column \"%s\" cannot be restricted as preceding "
+                                  "column \"%s\" is not restricted",
+                                  t->cols[j].name, prev->name);
+            }
+            needs_filtering = 1;
+        }
+    if (!sp->has_pk && (sp->n_ck_eq || sp->ck_slice))
+        needs_filtering = 1;
+    if (needs_filtering && !s->allow_filtering)
+        return eng_errorf(a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
+    return 0;
+}
+
+static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->n_order_by)
+        return 0;
+    if (!sp->has_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "ORDER BY is only supported when the partition key is restricted by an "
+                          "EQ or an IN.");
+    int reversed = -1, next = t->n_pk;
+    for (int i = 0; i < s->n_order_by; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, s->order_by[i].col, &col);
+        if (rc)
+            return rc;
+        if (t->cols[col].kind != ENG_COL_CLUSTERING)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Order by is currently only supported on the clustered columns of "
+                              "the PRIMARY KEY, got %s",
+                              t->cols[col].name);
+        while (next < col && sp->rels[next].given == 1)
+            next++;
+        if (col != next)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Order by currently only supports the ordering of columns following "
+                              "their declared order in the PRIMARY KEY");
+        next++;
+        int r = s->order_by[i].desc != t->cols[col].desc;
+        if (reversed >= 0 && r != reversed)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported order by relation");
+        reversed = r;
+    }
+    sp->reversed = reversed > 0;
+    for (int i = 0; i < t->n_pk; i++)
+        if (sp->rels[i].n > 1 || sp->rels[i].in_marker)
+            sp->order_with_in = 1;
+    return 0;
+}
+
+/* GROUP BY: a prefix of the primary key, columns restricted by = may be skipped. */
+static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->n_group_by)
+        return 0;
+    int next = 0;
+    for (int i = 0; i < s->n_group_by; i++) {
+        int col;
+        int rc = cql_resolve_column(a, t, s->group_by[i], &col);
+        if (rc)
+            return rc;
+        if (col >= t->n_pk + t->n_ck)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Group by is currently only supported on the columns of the PRIMARY "
+                              "KEY, got %s",
+                              t->cols[col].name);
+        while (next < col && sp->rels[next].given == 1 && sp->rels[next].n == 1 &&
+               !sp->rels[next].in_marker)
+            next++;
+        if (col != next)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Group by currently only support groups of columns following their "
+                              "declared order in the PRIMARY KEY");
+        next++;
+    }
+    if (next < t->n_pk && !sp->has_pk)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Group by is not supported on only a part of the partition key");
+    sp->group_n = next;
+    sp->aggregate = 1; /* rows of a group fold into one */
+    return 0;
+}
+
+static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    if (!s->distinct)
+        return 0;
+    for (int i = t->n_pk; i < t->n_pk + t->n_ck; i++)
+        if (sp->rels[i].given)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT with WHERE clause only supports restriction by "
+                              "partition key and/or static columns.");
+    for (int i = 0; i < sp->n_filters; i++)
+        if (t->cols[sp->filters[i].col].kind != ENG_COL_STATIC &&
+            t->cols[sp->filters[i].col].kind != ENG_COL_PARTITION)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT with WHERE clause only supports restriction by "
+                              "partition key and/or static columns.");
+    if (s->per_partition_limit)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
+    int pk_selected = 0;
+    for (int i = 0; i < sp->n_sels; i++) {
+        const selector *sel = &sp->sels[i];
+        if (sel->kind != SEL_COLUMN && sel->kind != SEL_COUNT_ROWS)
+            continue;
+        if (sel->kind == SEL_COUNT_ROWS)
+            continue;
+        const eng_column *c = &t->cols[sel->col];
+        if (c->kind != ENG_COL_PARTITION && c->kind != ENG_COL_STATIC)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "SELECT DISTINCT queries must only request partition key columns "
+                              "and/or static columns (not %s)",
+                              c->name);
+        pk_selected += c->kind == ENG_COL_PARTITION;
+    }
+    if (!sp->has_pk && pk_selected < t->n_pk)
+        for (int i = 0; i < t->n_pk; i++) {
+            int found = 0;
+            for (int j = 0; j < sp->n_sels; j++)
+                found |= sp->sels[j].kind == SEL_COLUMN && sp->sels[j].col == i;
+            if (!found)
+                return eng_errorf(a->err, ENG_E_INVALID,
+                                  "SELECT DISTINCT queries must request all the partition key "
+                                  "columns (missing %s)",
+                                  t->cols[i].name);
+        }
+    sp->distinct = 1;
+    return 0;
+}
+
+int cql_analyze_select(cql_analysis *a)
+{
+    const cql_select *s = &a->stmt->u.select;
+    const eng_table *t;
+    int rc = cql_resolve_table(a, &s->table, &t);
+    if (rc)
+        return rc;
+    select_plan *sp = plan_alloc(a, sizeof *sp);
+    if (!sp)
+        return ENG_E_NOMEM;
+    sp->t = t;
+    sp->rels = plan_alloc(a, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *sp->rels);
+    if (!sp->rels)
+        return ENG_E_NOMEM;
+    a->plan->table = t;
+    if ((rc = analyze_selection(a, sp, s)) || (rc = analyze_where(a, sp, s)) ||
+        (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)) ||
+        (rc = analyze_group_by(a, sp, s)))
+        return rc;
+    sp->limit = s->limit;
+    sp->ppl = s->per_partition_limit;
+    if (sp->ppl && sp->aggregate)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    if (s->limit && (rc = cql_bind_term(a, s->limit, &int_type, t->ks, t->name, "[limit]")))
+        return rc;
+    if (s->per_partition_limit &&
+        (rc = cql_bind_term(a, s->per_partition_limit, &int_type, t->ks, t->name,
+                            "[per_partition_limit]")))
+        return rc;
+    a->plan->detail = sp;
+    return 0;
+}
+
+/* ---- execution ---- */
+
+typedef struct agg_state {
+    int64_t count;
+    eng_buf best;        /* min / max: the value so far; a plain column: its first value */
+    int has_best;
+    int is_null;         /* a plain column's first value was null */
+    double sum_d;        /* sum / avg of float and double */
+    __int128 sum_i;      /* sum / avg of integers; of decimals, the unscaled sum at sum_scale */
+    int32_t sum_scale;   /* decimals: the largest scale seen (BigDecimal.add keeps it) */
+    int overflow;        /* a varint or decimal beyond 127 bits */
+} agg_state;
+
+typedef struct filter_list {
+    eng_val *vals;
+    int n;
+} filter_list;
+
+typedef struct select_run {
+    cql_exec *x;
+    const select_plan *sp;
+    eng_val *mixed_lo, *mixed_hi; /* multi-column bounds checked per row (mixed directions) */
+    eng_val *filter_vals;
+    filter_list *filter_lists; /* IN filters */
+    eng_val *filter_keys;
+    agg_state *aggs;
+    uint32_t rows;
+    int64_t now_s;
+    eng_buf group_key;      /* GROUP BY: the current group's key values */
+    int group_rows;         /* rows folded into the current group */
+    uint32_t limit;         /* GROUP BY: LIMIT counts groups */
+} select_run;
+
+static int is_integer_kind(int k)
+{
+    return k == ENG_INT || k == ENG_BIGINT || k == ENG_SMALLINT || k == ENG_TINYINT ||
+           k == ENG_COUNTER || k == ENG_VARINT;
+}
+
+static int64_t int_value(const eng_val *v)
+{
+    int64_t n = 0;
+    if (v->len > 0 && v->len <= 8) {
+        n = (int8_t)v->p[0];
+        for (int32_t i = 1; i < v->len; i++)
+            n = (int64_t)((uint64_t)n << 8 | v->p[i]);
+    }
+    return n;
+}
+
+static double float_value(int kind, const eng_val *v)
+{
+    if (kind == ENG_FLOAT && v->len == 4) {
+        uint32_t u = eng_be32(v->p);
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    if (v->len == 8) {
+        uint64_t u = eng_be64(v->p);
+        double d;
+        memcpy(&d, &u, 8);
+        return d;
+    }
+    return 0;
+}
+
+/* 1 if the row's value satisfies the filter. */
+static int filter_holds(const row_filter *f, const eng_type *col_type, eng_val v, eng_val want)
+{
+    if (v.len < 0 || want.len < 0)
+        return 0;
+    if (f->op == CQL_OP_CONTAINS || f->op == CQL_OP_CONTAINS_KEY) {
+        eng_items it;
+        if (eng_items_begin(&it, v.p, (size_t)v.len) < 0)
+            return 0;
+        eng_val e, val;
+        while (eng_items_next(&it, &e) == 1) {
+            if (col_type->kind == ENG_MAP && eng_items_next(&it, &val) != 1)
+                return 0;
+            eng_val cand = (col_type->kind == ENG_MAP && f->op == CQL_OP_CONTAINS) ? val : e;
+            if (cand.len >= 0 && eng_type_compare(f->type, cand.p, (size_t)cand.len, want.p,
+                                                  (size_t)want.len) == 0)
+                return 1;
+        }
+        return 0;
+    }
+    int c = eng_type_compare(f->type, v.p, (size_t)v.len, want.p, (size_t)want.len);
+    switch (f->op) {
+    case CQL_OP_EQ: return c == 0;
+    case CQL_OP_LT: return c < 0;
+    case CQL_OP_LE: return c <= 0;
+    case CQL_OP_GT: return c > 0;
+    case CQL_OP_GE: return c >= 0;
+    default: return 0;
+    }
+}
+
+static int passes_filters(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    for (int i = 0; i < sp->n_filters; i++) {
+        const row_filter *f = &sp->filters[i];
+        eng_val val;
+        if (eng_view_column(v, (uint16_t)f->col, &val, NULL, NULL, r->x->err))
+            return -1;
+        const eng_type *ct = sp->t->cols[f->col].type;
+        if (f->op != CQL_OP_IN) {
+            if (!filter_holds(f, ct, val, r->filter_vals[i]))
+                return 0;
+            continue;
+        }
+        int any = 0;
+        row_filter eq = *f;
+        eq.op = CQL_OP_EQ;
+        const filter_list *l = &r->filter_lists[i];
+        for (int j = 0; j < l->n && !any; j++)
+            any = filter_holds(&eq, ct, val, l->vals[j]);
+        if (!any)
+            return 0;
+    }
+    return 1;
+}
+
+/* A two's complement big-endian integer of up to 16 bytes; -1 if wider. */
+static int read_big(const uint8_t *p, size_t len, __int128 *out)
+{
+    while (len > 16 && (p[0] == 0 || p[0] == 0xFF) && ((p[0] ^ p[1]) & 0x80) == 0) {
+        p++;
+        len--;
+    }
+    if (len > 16)
+        return -1;
+    __int128 n = len ? (int8_t)p[0] : 0;
+    for (size_t i = 1; i < len; i++)
+        n = (__int128)((unsigned __int128)n << 8 | p[i]);
+    *out = n;
+    return 0;
+}
+
+static __int128 pow10_128(int32_t e)
+{
+    __int128 v = 1;
+    while (e-- > 0)
+        v *= 10;
+    return v;
+}
+
+/* Adds a decimal to the running sum, aligning scales (BigDecimal.add keeps the larger). */
+static void add_decimal(agg_state *st, const eng_val *v)
+{
+    __int128 n;
+    if (v->len < 4 || read_big(v->p + 4, (size_t)v->len - 4, &n)) {
+        st->overflow = 1;
+        return;
+    }
+    int32_t scale = (int32_t)eng_be32(v->p);
+    if (scale < 0 || scale > 30 || st->sum_scale > 30) {
+        st->overflow = 1;
+        return;
+    }
+    if (scale > st->sum_scale) {
+        st->sum_i *= pow10_128(scale - st->sum_scale);
+        st->sum_scale = scale;
+    } else {
+        n *= pow10_128(st->sum_scale - scale);
+    }
+    st->sum_i += n;
+}
+
+/* Minimal two's complement bytes of n. */
+static size_t put_big(uint8_t *out, __int128 n)
+{
+    uint8_t b[16];
+    unsigned __int128 u = (unsigned __int128)n;
+    for (int i = 15; i >= 0; i--) {
+        b[i] = (uint8_t)u;
+        u >>= 8;
+    }
+    int i = 0;
+    while (i < 15 && ((b[i] == 0 && !(b[i + 1] & 0x80)) || (b[i] == 0xFF && (b[i + 1] & 0x80))))
+        i++;
+    memcpy(out, b + i, (size_t)(16 - i));
+    return (size_t)(16 - i);
+}
+
+/* Division rounding half to even (BigDecimal.divide with RoundingMode.HALF_EVEN). */
+static __int128 div_half_even(__int128 a, __int128 b)
+{
+    __int128 q = a / b, r = a % b;
+    __int128 twice = 2 * (r < 0 ? -r : r), ab = b < 0 ? -b : b;
+    if (twice > ab || (twice == ab && (q & 1)))
+        q += ((a < 0) != (b < 0)) ? -1 : 1;
+    return q;
+}
+
+static void aggregate_row(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    for (int i = 0; i < sp->n_sels; i++) {
+        const selector *s = &sp->sels[i];
+        agg_state *st = &r->aggs[i];
+        if (s->kind == SEL_COUNT_ROWS) {
+            st->count++;
+            continue;
+        }
+        if (s->kind == SEL_COLUMN) {
+            /* A plain column beside aggregates shows the first row's value. */
+            if (!st->has_best) {
+                eng_val val;
+                st->has_best = 1;
+                st->is_null = 1;
+                if (!eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) &&
+                    val.len >= 0) {
+                    eng_buf_put(&st->best, val.p, (size_t)val.len);
+                    st->is_null = 0;
+                }
+            }
+            continue;
+        }
+        if (s->kind != SEL_AGG)
+            continue;
+        eng_val val;
+        if (eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) || val.len <= 0)
+            continue;
+        st->count++;
+        int kind = sp->t->cols[s->col].type->kind;
+        if (s->agg == AGG_MIN || s->agg == AGG_MAX) {
+            int c = st->has_best ? eng_type_compare(s->type, val.p, (size_t)val.len, st->best.p,
+                                                    st->best.len)
+                                 : 0;
+            if (!st->has_best || (s->agg == AGG_MIN ? c < 0 : c > 0)) {
+                eng_buf_reset(&st->best);
+                eng_buf_put(&st->best, val.p, (size_t)val.len);
+                st->has_best = 1;
+            }
+        } else if (kind == ENG_DECIMAL) {
+            add_decimal(st, &val);
+        } else if (kind == ENG_VARINT) {
+            __int128 n;
+            if (read_big(val.p, (size_t)val.len, &n))
+                st->overflow = 1;
+            else
+                st->sum_i += n;
+        } else if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+            st->sum_d += float_value(kind, &val);
+        } else if (is_integer_kind(kind)) {
+            st->sum_i += int_value(&val);
+        }
+    }
+}
+
+static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
+                          uint8_t *scratch)
+{
+    int64_t wt;
+    int32_t ttl;
+    int rc;
+    switch (s->kind) {
+    case SEL_COLUMN:
+        return eng_view_column(v, (uint16_t)s->col, out, NULL, NULL, r->x->err);
+    case SEL_WRITETIME:
+    case SEL_TTL:
+        if ((rc = eng_view_column(v, (uint16_t)s->col, out, &wt, &ttl, r->x->err)))
+            return rc;
+        if (out->len < 0 || (s->kind == SEL_TTL && ttl <= 0)) {
+            *out = (eng_val){NULL, ENG_NULL};
+            return 0;
+        }
+        if (s->kind == SEL_WRITETIME) {
+            eng_put_be64(scratch, (uint64_t)wt);
+            *out = (eng_val){scratch, 8};
+        } else {
+            eng_put_be32(scratch, (uint32_t)ttl);
+            *out = (eng_val){scratch, 4};
+        }
+        return 0;
+    case SEL_TOKEN: {
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, v->pk, r->sp->t->n_pk);
+        int64_t tok = eng_token(key.p, key.len);
+        eng_buf_free(&key);
+        eng_put_be64(scratch, (uint64_t)tok);
+        *out = (eng_val){scratch, 8};
+        return 0;
+    }
+    case SEL_FN:
+    case SEL_CAST:
+    case SEL_TOJSON: {
+        eng_val arg = {NULL, ENG_NULL};
+        uint8_t inner[8];
+        if (s->arg && (rc = selected_value(r, v, s->arg, &arg, inner)))
+            return rc;
+        eng_buf b = ENG_BUF_INIT;
+        int state = CQL_VALUE;
+        if (s->kind == SEL_FN) {
+            rc = cql_fn_apply(r->x, &s->fn, s->arg ? &arg : NULL, &b, &state);
+        } else if (s->kind == SEL_TOJSON) {
+            rc = cql_json_to_json(s->arg->type, arg, &b, r->x->err);
+        } else if (arg.len <= 0) {
+            state = CQL_VALUE_NULL; /* casts of null and empty values are null */
+        } else {
+            rc = cql_cast_value(s->arg->type, arg, s->cast_to, &b, r->x->err);
+        }
+        if (!rc && b.oom)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        *out = (eng_val){NULL, ENG_NULL};
+        if (!rc && state == CQL_VALUE) {
+            out->p = eng_arena_memdup(v->arena, b.p ? b.p : (const uint8_t *)"", b.len);
+            out->len = (int32_t)b.len;
+            if (!out->p)
+                rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        }
+        eng_buf_free(&b);
+        return rc;
+    }
+    default:
+        *out = (eng_val){NULL, ENG_NULL};
+        return 0;
+    }
+}
+
+/* SELECT JSON: the row's values as one [json] text value. */
+static int json_row(select_run *r, const eng_val *vals)
+{
+    const select_plan *sp = r->sp;
+    eng_buf b = ENG_BUF_INIT;
+    int rc = cql_json_row(sp->names, sp->types, vals, sp->n_sels, &b, r->x->err);
+    eng_val one = {b.p, (int32_t)b.len};
+    if (!rc)
+        rc = cql_result_add_row(r->x->result, &one) ? eng_errorf(r->x->err, ENG_E_NOMEM, "oom")
+                                                     : 0;
+    eng_buf_free(&b);
+    return rc;
+}
+
+/* Lexicographic comparison of the row's clustering tuple with a bound, natural order. */
+static int tuple_cmp(const select_plan *sp, const eng_val *ck, const eng_val *b, int n)
+{
+    const eng_table *t = sp->t;
+    for (int i = 0; i < n; i++) {
+        const eng_column *c = &t->cols[sp->multi_first + i];
+        const eng_val *x = &ck[c->position], *y = &b[i];
+        int r = eng_type_compare(c->type, x->p, (size_t)x->len, y->p, (size_t)y->len);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static int in_mixed_bounds(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    const eng_val *ck;
+    if (eng_view_clustering(v, &ck, r->x->err))
+        return -1;
+    if (r->mixed_lo) {
+        int c = tuple_cmp(sp, ck, r->mixed_lo, sp->multi_lo_n);
+        if (c < 0 || (c == 0 && !sp->multi_lo_incl))
+            return 0;
+    }
+    if (r->mixed_hi) {
+        int c = tuple_cmp(sp, ck, r->mixed_hi, sp->multi_hi_n);
+        if (c > 0 || (c == 0 && !sp->multi_hi_incl))
+            return 0;
+    }
+    return 1;
+}
+
+static int agg_result(select_run *r);
+
+static void reset_aggs(select_run *r)
+{
+    for (int i = 0; i < r->sp->n_sels; i++) {
+        eng_buf best = r->aggs[i].best;
+        eng_buf_reset(&best);
+        memset(&r->aggs[i], 0, sizeof r->aggs[i]);
+        r->aggs[i].best = best;
+    }
+}
+
+/* The GROUP BY key of a row: its first group_n key values, framed. */
+static int group_key(select_run *r, const eng_row_view *v, eng_buf *out)
+{
+    const eng_table *t = r->sp->t;
+    const eng_val *ck = NULL;
+    for (int i = 0; i < r->sp->group_n; i++) {
+        eng_val val;
+        if (i < t->n_pk) {
+            val = v->pk[i];
+        } else {
+            if (!ck && eng_view_clustering(v, &ck, r->x->err))
+                return -1;
+            val = ck[i - t->n_pk];
+        }
+        eng_buf_put_bytes(out, val.p, val.len);
+    }
+    return out->oom ? -1 : 0;
+}
+
+/* Starts a new group when the row's key differs, emitting the finished one. */
+static int group_row(select_run *r, const eng_row_view *v)
+{
+    eng_buf key = ENG_BUF_INIT;
+    if (group_key(r, v, &key)) {
+        eng_buf_free(&key);
+        return -(r->x->err->code ? r->x->err->code : ENG_E_NOMEM);
+    }
+    int same = r->group_rows && key.len == r->group_key.len &&
+               memcmp(key.p, r->group_key.p, key.len) == 0;
+    int rc = 0;
+    if (!same && r->group_rows) {
+        if (r->limit && r->x->result->n_rows >= r->limit)
+            rc = 1; /* LIMIT counts groups: this row starts one too many */
+        else if ((rc = agg_result(r)))
+            rc = -rc;
+        reset_aggs(r);
+        r->group_rows = 0;
+    }
+    if (!same) {
+        eng_buf_reset(&r->group_key);
+        eng_buf_put(&r->group_key, key.p, key.len);
+    }
+    eng_buf_free(&key);
+    return rc;
+}
+
+static int select_row(void *ctx, const eng_row_view *v)
+{
+    select_run *r = ctx;
+    const select_plan *sp = r->sp;
+    if (r->mixed_lo || r->mixed_hi) {
+        int in = in_mixed_bounds(r, v);
+        if (in <= 0)
+            return in < 0 ? -r->x->err->code : 0;
+    }
+    int ok = passes_filters(r, v);
+    if (ok < 0)
+        return -r->x->err->code;
+    if (!ok)
+        return 0;
+    r->rows++;
+    if (sp->group_n) {
+        int rc = group_row(r, v);
+        if (rc)
+            return rc;
+        aggregate_row(r, v);
+        r->group_rows++;
+        return 0;
+    }
+    if (sp->aggregate) {
+        aggregate_row(r, v);
+        return 0;
+    }
+    eng_val vals[256];
+    uint8_t scratch[256][8];
+    for (int i = 0; i < sp->n_sels && i < 256; i++) {
+        int rc = selected_value(r, v, &sp->sels[i], &vals[i], scratch[i]);
+        if (rc)
+            return -rc;
+    }
+    if (sp->json) {
+        int rc = json_row(r, vals);
+        return rc ? -rc : 0;
+    }
+    return cql_result_add_row(r->x->result, vals) ? -ENG_E_NOMEM : 0;
+}
+
+static int agg_result(select_run *r)
+{
+    const select_plan *sp = r->sp;
+    eng_val vals[256];
+    uint8_t scratch[256][16];
+    for (int i = 0; i < sp->n_sels && i < 256; i++) {
+        const selector *s = &sp->sels[i];
+        agg_state *st = &r->aggs[i];
+        vals[i] = (eng_val){NULL, ENG_NULL};
+        if (s->kind == SEL_COUNT_ROWS || (s->kind == SEL_AGG && s->agg == AGG_COUNT)) {
+            eng_put_be64(scratch[i], (uint64_t)st->count);
+            vals[i] = (eng_val){scratch[i], 8};
+        } else if (s->kind == SEL_AGG && (s->agg == AGG_MIN || s->agg == AGG_MAX)) {
+            if (st->has_best)
+                vals[i] = (eng_val){st->best.p, (int32_t)st->best.len};
+        } else if (s->kind == SEL_AGG) {
+            /* sum and avg keep the argument's type; avg of no rows is 0 (AggregateFcts). */
+            int kind = s->type->kind;
+            if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+                double d = st->sum_d;
+                if (s->agg == AGG_AVG)
+                    d = st->count ? d / (double)st->count : 0;
+                if (kind == ENG_FLOAT) {
+                    float f = (float)d;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    eng_put_be32(scratch[i], u);
+                    vals[i] = (eng_val){scratch[i], 4};
+                } else {
+                    uint64_t u;
+                    memcpy(&u, &d, 8);
+                    eng_put_be64(scratch[i], u);
+                    vals[i] = (eng_val){scratch[i], 8};
+                }
+            } else if (is_integer_kind(kind) && kind != ENG_VARINT) {
+                __int128 n = st->sum_i;
+                if (s->agg == AGG_AVG)
+                    n = st->count ? n / st->count : 0;
+                int width = kind == ENG_TINYINT ? 1 : kind == ENG_SMALLINT ? 2
+                                                  : kind == ENG_INT       ? 4
+                                                                          : 8;
+                uint64_t u = (uint64_t)(int64_t)n;
+                for (int b = 0; b < width; b++)
+                    scratch[i][b] = (uint8_t)(u >> (8 * (width - 1 - b)));
+                vals[i] = (eng_val){scratch[i], width};
+            } else if (kind == ENG_VARINT || kind == ENG_DECIMAL) {
+                if (st->overflow)
+                    return eng_errorf(r->x->err, ENG_E_INVALID,
+                                      "sum and avg of %s values beyond 38 digits are not "
+                                      "supported",
+                                      eng_kind_name(kind));
+                __int128 n = st->sum_i;
+                if (s->agg == AGG_AVG)
+                    n = !st->count ? 0 : kind == ENG_VARINT ? n / st->count
+                                                            : div_half_even(n, st->count);
+                uint8_t *buf = eng_arena_alloc(&r->x->arena, 21);
+                if (!buf)
+                    return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+                size_t off = 0;
+                if (kind == ENG_DECIMAL) {
+                    eng_put_be32(buf, (uint32_t)st->sum_scale);
+                    off = 4;
+                }
+                vals[i] = (eng_val){buf, (int32_t)(off + put_big(buf + off, n))};
+            } else {
+                return eng_errorf(r->x->err, ENG_E_INVALID, "sum and avg of %s are not defined",
+                                  eng_kind_name(kind));
+            }
+        } else if (s->kind == SEL_COLUMN && st->has_best && !st->is_null) {
+            vals[i] = (eng_val){st->best.p ? st->best.p : scratch[i], (int32_t)st->best.len};
+        }
+    }
+    if (sp->json)
+        return json_row(r, vals);
+    return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
+}
+
+/* Candidate values of a key column restricted by = / IN: sorted, deduplicated. */
+static int eval_in(cql_exec *x, const eng_column *c, const col_rel *k, eng_val **out, int *n)
+{
+    *n = 0;
+    eng_val *vals;
+    if (k->in_marker) {
+        eng_val list;
+        const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
+        int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
+        if (rc)
+            return rc;
+        if (list.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s", c->name);
+        eng_items it;
+        int32_t cnt = eng_items_begin(&it, list.p, (size_t)list.len);
+        vals = eng_arena_alloc(&x->arena, (size_t)(cnt > 0 ? cnt : 1) * sizeof *vals);
+        if (!vals)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        eng_val e;
+        while (cnt > 0 && eng_items_next(&it, &e) == 1)
+            vals[(*n)++] = e;
+    } else {
+        vals = eng_arena_alloc(&x->arena, (size_t)(k->n ? k->n : 1) * sizeof *vals);
+        if (!vals)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        for (int i = 0; i < k->n; i++) {
+            int rc = cql_eval_val(x, k->vals[i], c->type, c->name, &vals[(*n)++]);
+            if (rc)
+                return rc;
+        }
+    }
+    for (int i = 0; i < *n; i++) {
+        if (vals[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for column %s",
+                              c->name);
+        if (vals[i].len == ENG_UNSET)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
+    }
+    for (int i = 1; i < *n; i++)
+        for (int j = i; j > 0; j--) {
+            if (eng_type_compare(c->type, vals[j - 1].p, (size_t)vals[j - 1].len, vals[j].p,
+                                 (size_t)vals[j].len) <= 0)
+                break;
+            eng_val tmp = vals[j - 1];
+            vals[j - 1] = vals[j];
+            vals[j] = tmp;
+        }
+    int w = 0;
+    for (int i = 0; i < *n; i++)
+        if (!w || eng_type_compare(c->type, vals[w - 1].p, (size_t)vals[w - 1].len, vals[i].p,
+                                   (size_t)vals[i].len) != 0)
+            vals[w++] = vals[i];
+    *n = w;
+    /* Clustering values go in clustering order: a DESC column reads its largest first. */
+    if (c->kind == ENG_COL_CLUSTERING && c->desc)
+        for (int i = 0; i < w / 2; i++) {
+            eng_val tmp = vals[i];
+            vals[i] = vals[w - 1 - i];
+            vals[w - 1 - i] = tmp;
+        }
+    *out = vals;
+    return 0;
+}
+
+static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uint32_t *out)
+{
+    *out = 0;
+    if (!t)
+        return 0;
+    if (t->kind == CQL_T_INTEGER) {
+        /* A literal limit needs no conversion machinery on every execution. */
+        char *end;
+        long long n = strtoll(t->text, &end, 10);
+        if (*end == 0 && n > 0 && n <= INT32_MAX) {
+            *out = (uint32_t)n;
+            return 0;
+        }
+    }
+    eng_val v;
+    int rc = cql_eval_val(x, t, &int_type, name, &v);
+    if (rc)
+        return rc;
+    if (v.len == ENG_UNSET)
+        return 0;
+    if (v.len == ENG_NULL)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value of limit");
+    if (v.len != 4)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid limit value");
+    int32_t n = (int32_t)eng_be32(v.p);
+    if (n <= 0)
+        return eng_errorf(x->err, ENG_E_INVALID, "LIMIT must be strictly positive");
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* Cartesian product of IN candidates into full tuples (keys or clustering prefixes). */
+static int product(cql_exec *x, eng_val **cands, const int *counts, int n, eng_val ***out,
+                   uint32_t *n_out)
+{
+    uint64_t total = 1;
+    for (int i = 0; i < n; i++)
+        total *= (uint64_t)counts[i];
+    if (total > 65536)
+        return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
+                          (unsigned long long)total);
+    eng_val **tuples = eng_arena_alloc(&x->arena, (size_t)(total ? total : 1) * sizeof *tuples);
+    if (!tuples)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (uint64_t t = 0; t < total; t++) {
+        eng_val *tup = eng_arena_alloc(&x->arena, (size_t)(n ? n : 1) * sizeof *tup);
+        if (!tup)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        uint64_t idx = t;
+        for (int i = n - 1; i >= 0; i--) {
+            tup[i] = cands[i][idx % (uint64_t)counts[i]];
+            idx /= (uint64_t)counts[i];
+        }
+        tuples[t] = tup;
+    }
+    *out = tuples;
+    *n_out = (uint32_t)total;
+    return 0;
+}
+
+/* Clustering order comparison of a row's values with a bound prefix. */
+static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
+{
+    for (uint16_t i = 0; i < b->n; i++) {
+        const eng_column *c = &t->cols[t->n_pk + i];
+        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
+                                 (size_t)b->vals[i].len);
+        if (r)
+            return c->desc ? -r : r;
+    }
+    return 0;
+}
+
+/* The values of a tuple term for columns [first, first + n). */
+static int eval_tuple(cql_exec *x, const select_plan *sp, const cql_term *v, eng_val *out, int n)
+{
+    const eng_table *t = sp->t;
+    int first = sp->multi_first;
+    if (v->kind == CQL_T_TUPLE) {
+        for (int i = 0; i < n; i++) {
+            int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
+                                  t->cols[first + i].name, &out[i]);
+            if (rc)
+                return rc;
+        }
+    } else {
+        eng_val tv;
+        const eng_type *tt = x->plan->binds[v->bind_index].type;
+        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
+        if (rc)
+            return rc;
+        if (tv.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for "
+                                                     "columns");
+        eng_items it;
+        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
+        for (int i = 0; i < n; i++)
+            if (eng_items_next(&it, &out[i]) != 1)
+                out[i] = (eng_val){NULL, ENG_NULL};
+    }
+    for (int i = 0; i < n; i++)
+        if (out[i].len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Invalid null value in condition for column %s",
+                              t->cols[first + i].name);
+    return 0;
+}
+
+/* Slices of a multi-column relation: one per tuple of = / IN, or one slice. */
+static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
+                              eng_val **mhi)
+{
+    const eng_table *t = sp->t;
+    int n = sp->multi_n;
+    if (sp->multi_first != t->n_pk)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "Multi-column relations must start at the first clustering column here");
+    if (sp->multi_eq) {
+        uint32_t count = (uint32_t)sp->n_multi_eq;
+        const cql_term *const *tuples = (const cql_term *const *)sp->multi_eq;
+        eng_val list = {NULL, 0};
+        eng_items it;
+        if (sp->multi_in_marker) {
+            const eng_type *lt = x->plan->binds[sp->multi_eq[0]->bind_index].type;
+            int rc = cql_eval_val(x, sp->multi_eq[0], lt, "in", &list);
+            if (rc)
+                return rc;
+            int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
+            count = c > 0 ? (uint32_t)c : 0;
+        }
+        eng_slice *slices = eng_arena_alloc(&x->arena, (count ? count : 1) * sizeof *slices);
+        if (!slices)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        for (uint32_t i = 0; i < count; i++) {
+            eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
+            if (!vals)
+                return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+            if (sp->multi_in_marker) {
+                eng_val tv;
+                eng_items_next(&it, &tv);
+                eng_items ti;
+                eng_items_begin_raw(&ti, tv.p, tv.len > 0 ? (size_t)tv.len : 0);
+                for (int j = 0; j < n; j++)
+                    if (eng_items_next(&ti, &vals[j]) != 1)
+                        vals[j] = (eng_val){NULL, ENG_NULL};
+            } else {
+                int rc = eval_tuple(x, sp, tuples[i], vals, n);
+                if (rc)
+                    return rc;
+            }
+            slices[i] = (eng_slice){{vals, (uint16_t)n, 1}, {vals, (uint16_t)n, 1}};
+        }
+        /* In clustering order, without duplicates: sort the points. */
+        for (uint32_t i = 1; i < count; i++)
+            for (uint32_t j = i; j > 0; j--) {
+                eng_bound *p = &slices[j - 1].start, *c = &slices[j].start;
+                int cmp = ck_cmp(t, c->vals, p);
+                if (cmp >= 0)
+                    break;
+                eng_slice tmp = slices[j - 1];
+                slices[j - 1] = slices[j];
+                slices[j] = tmp;
+            }
+        uint32_t w = 0;
+        for (uint32_t i = 0; i < count; i++)
+            if (!w || ck_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
+                slices[w++] = slices[i];
+        q->slices = slices;
+        q->n_slices = w;
+        return w ? 0 : 1;
+    }
+    eng_slice *sl = eng_arena_alloc(&x->arena, sizeof *sl);
+    eng_val *lo = eng_arena_alloc(&x->arena, (size_t)n * sizeof *lo);
+    eng_val *hi = eng_arena_alloc(&x->arena, (size_t)n * sizeof *hi);
+    if (!sl || !lo || !hi)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    memset(sl, 0, sizeof *sl);
+    int rc = 0;
+    if (sp->multi_lo && !(rc = eval_tuple(x, sp, sp->multi_lo, lo, sp->multi_lo_n)))
+        sl->start = (eng_bound){lo, (uint16_t)sp->multi_lo_n, (uint8_t)sp->multi_lo_incl};
+    if (!rc && sp->multi_hi && !(rc = eval_tuple(x, sp, sp->multi_hi, hi, sp->multi_hi_n)))
+        sl->end = (eng_bound){hi, (uint16_t)sp->multi_hi_n, (uint8_t)sp->multi_hi_incl};
+    if (rc)
+        return rc;
+    if (sp->multi_mixed) {
+        /* Directions differ: read the first column's range inclusively; rows are then compared
+           as tuples in the columns' natural order (select_row). */
+        *mlo = sp->multi_lo ? lo : NULL;
+        *mhi = sp->multi_hi ? hi : NULL;
+        if (sp->multi_lo)
+            sl->start = (eng_bound){lo, 1, 1};
+        if (sp->multi_hi)
+            sl->end = (eng_bound){hi, 1, 1};
+    }
+    if (t->cols[t->n_pk].desc) {
+        eng_bound tmp = sl->start;
+        sl->start = sl->end;
+        sl->end = tmp;
+    }
+    q->slices = sl;
+    q->n_slices = 1;
+    return 0;
+}
+
+static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
+                        eng_val **mhi)
+{
+    const eng_table *t = sp->t;
+    if (sp->multi_n)
+        return build_multi_slices(x, sp, q, mlo, mhi);
+    if (!sp->n_ck_eq && !sp->ck_slice)
+        return 0;
+    int n = sp->n_ck_eq;
+    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *cands);
+    int *counts = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *counts);
+    if (!cands || !counts)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int rc = eval_in(x, &t->cols[t->n_pk + i], &sp->rels[t->n_pk + i], &cands[i], &counts[i]);
+        if (rc)
+            return rc;
+    }
+    eng_val **prefixes;
+    uint32_t n_prefixes;
+    int rc = product(x, cands, counts, n, &prefixes, &n_prefixes);
+    if (rc)
+        return rc;
+    if (!n_prefixes)
+        return 1; /* c IN (): no row can match (no slices would read them all) */
+    eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
+    if (!slices)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    const eng_column *sc = sp->ck_slice ? &t->cols[t->n_pk + n] : NULL;
+    const col_rel *k = sp->ck_slice ? &sp->rels[t->n_pk + n] : NULL;
+    eng_val lo = {NULL, ENG_NULL}, hi = {NULL, ENG_NULL};
+    if (k && k->lo && (rc = cql_eval_val(x, k->lo, sc->type, sc->name, &lo)))
+        return rc;
+    if (k && k->hi && (rc = cql_eval_val(x, k->hi, sc->type, sc->name, &hi)))
+        return rc;
+    for (uint32_t i = 0; i < n_prefixes; i++) {
+        eng_val *s = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *s);
+        eng_val *e = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *e);
+        if (!s || !e)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        memcpy(s, prefixes[i], (size_t)n * sizeof *s);
+        memcpy(e, prefixes[i], (size_t)n * sizeof *e);
+        eng_slice sl = {{s, (uint16_t)n, 1}, {e, (uint16_t)n, 1}};
+        if (k && k->lo) {
+            s[n] = lo;
+            sl.start.n = (uint16_t)(n + 1);
+            sl.start.inclusive = (uint8_t)k->lo_incl;
+        }
+        if (k && k->hi) {
+            e[n] = hi;
+            sl.end.n = (uint16_t)(n + 1);
+            sl.end.inclusive = (uint8_t)k->hi_incl;
+        }
+        /* Bounds are given in clustering order: a DESC column's lower value ends the slice. */
+        if (sc && sc->desc) {
+            eng_bound tmp = sl.start;
+            sl.start = sl.end;
+            sl.end = tmp;
+        }
+        slices[i] = sl;
+    }
+    q->slices = slices;
+    q->n_slices = n_prefixes;
+    return 0;
+}
+
+static int build_keys(cql_exec *x, const select_plan *sp, eng_query *q)
+{
+    const eng_table *t = sp->t;
+    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *cands);
+    int *counts = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *counts);
+    if (!cands || !counts)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < t->n_pk; i++) {
+        int rc = eval_in(x, &t->cols[i], &sp->rels[i], &cands[i], &counts[i]);
+        if (rc)
+            return rc;
+    }
+    eng_val **keys;
+    uint32_t n;
+    int rc = product(x, cands, counts, t->n_pk, &keys, &n);
+    if (rc)
+        return rc;
+    q->keys = (const eng_val *const *)keys;
+    q->n_keys = n;
+    return n ? 0 : 1; /* IN (): nothing to read */
+}
+
+static int eval_token(cql_exec *x, const cql_term *t, int64_t *out)
+{
+    const eng_table *table = ((const select_plan *)x->plan->detail)->t;
+    if (t->kind == CQL_T_FUNCTION && !strcasecmp(t->name, "token")) {
+        eng_val parts[64];
+        for (int i = 0; i < t->n_items && i < 64; i++) {
+            int rc = cql_eval_val(x, t->items[i], table->cols[i].type, table->cols[i].name,
+                                  &parts[i]);
+            if (rc)
+                return rc;
+            if (parts[i].len < 0)
+                return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                                  table->cols[i].name);
+        }
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, parts, t->n_items);
+        *out = eng_token(key.p, key.len);
+        int bad = key.oom;
+        eng_buf_free(&key);
+        return bad ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory") : 0;
+    }
+    eng_val v;
+    int rc = cql_eval_val(x, t, &bigint_type, "partition key token", &v);
+    if (rc)
+        return rc;
+    if (v.len != 8)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for partition key token");
+    *out = (int64_t)eng_be64(v.p);
+    return 0;
+}
+
+/* Token bounds; the minimum token as a bound means unbounded (facts §7.3). */
+static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
+{
+    q->token_lo = ENG_TOKEN_MIN;
+    q->token_hi = ENG_TOKEN_MAX;
+    q->token_lo_incl = q->token_hi_incl = 1;
+    int64_t v;
+    int rc;
+    if (sp->tok_lo) {
+        if ((rc = eval_token(x, sp->tok_lo, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_lo = v;
+            q->token_lo_incl = (uint8_t)sp->tok_lo_incl;
+        }
+    }
+    if (sp->tok_hi) {
+        if ((rc = eval_token(x, sp->tok_hi, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_hi = v;
+            q->token_hi_incl = (uint8_t)sp->tok_hi_incl;
+        }
+    }
+    if (q->token_lo > q->token_hi ||
+        (q->token_lo == q->token_hi && (!q->token_lo_incl || !q->token_hi_incl)))
+        return 1; /* empty range, no wrap-around (CASSANDRA-5573) */
+    return 0;
+}
+
+/* ---- system tables: rows built from the catalog, restricted here ---- */
+
+typedef struct sys_scan {
+    cql_exec *x;
+    const eng_query *q;
+    select_run *run;
+    uint32_t limit;
+    uint32_t returned;
+    const eng_val *last_pk; /* DISTINCT and PER PARTITION LIMIT */
+    uint32_t in_partition;
+    eng_buf pk_seen;
+} sys_scan;
+
+static int vals_equal(const eng_table *t, int from, int n, const eng_val *a, const eng_val *b)
+{
+    for (int i = 0; i < n; i++) {
+        const eng_type *ty = t->cols[from + i].type;
+        if (a[i].len < 0 || b[i].len < 0 ||
+            eng_type_compare(ty, a[i].p, (size_t)a[i].len, b[i].p, (size_t)b[i].len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int in_slice(const eng_table *t, const eng_val *ck, const eng_slice *s)
+{
+    int lo = ck_cmp(t, ck, &s->start), hi = ck_cmp(t, ck, &s->end);
+    return (lo > 0 || (lo == 0 && (s->start.inclusive || s->start.n == 0))) &&
+           (hi < 0 || (hi == 0 && (s->end.inclusive || s->end.n == 0)));
+}
+
+static int sys_row(void *ctx, const eng_row_view *v)
+{
+    sys_scan *s = ctx;
+    const eng_query *q = s->q;
+    const eng_table *t = q->table;
+    if (q->n_keys) {
+        int found = 0;
+        for (uint32_t i = 0; i < q->n_keys && !found; i++)
+            found = vals_equal(t, 0, t->n_pk, v->pk, q->keys[i]);
+        if (!found)
+            return 0;
+    }
+    const eng_val *ck;
+    eng_err *err = s->x->err;
+    if (eng_view_clustering(v, &ck, err))
+        return -err->code;
+    if (q->n_slices) {
+        int inside = 0;
+        for (uint32_t i = 0; i < q->n_slices && !inside; i++)
+            inside = in_slice(t, ck, &q->slices[i]);
+        if (!inside)
+            return 0;
+    }
+    int same = s->last_pk && vals_equal(t, 0, t->n_pk, v->pk, s->last_pk);
+    if (!same) {
+        eng_buf_reset(&s->pk_seen);
+        for (int i = 0; i < t->n_pk; i++)
+            eng_buf_put_bytes(&s->pk_seen, v->pk[i].p, v->pk[i].len);
+        s->in_partition = 0;
+    }
+    if ((q->distinct && same) || (q->per_partition_limit && s->in_partition >= q->per_partition_limit))
+        return 0;
+    s->last_pk = v->pk; /* stable: the scan keeps every row alive until it ends */
+    uint32_t before = s->run->x->result->n_rows;
+    int rc = select_row(s->run, v);
+    if (rc)
+        return rc;
+    if (s->run->x->result->n_rows > before || s->run->sp->aggregate)
+        s->in_partition++, s->returned++;
+    return s->limit && s->returned >= s->limit ? 1 : 0;
+}
+
+static int scan_systable(cql_exec *x, const eng_query *q, select_run *run, uint32_t limit)
+{
+    sys_scan s = {x, q, run, limit, 0, NULL, 0, ENG_BUF_INIT};
+    int rc = cql_systable_scan(q->table, x->plan->schema, x->session->db, sys_row, &s, x->err);
+    eng_buf_free(&s.pk_seen);
+    return rc;
+}
+
+/* token() restrictions next to = / IN on the key keep the keys inside the range (TokenFilter). */
+static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q, int *empty)
+{
+    eng_query range = *q;
+    int rc = build_token_range(x, sp, &range);
+    if (rc == 1) {
+        *empty = 1;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    uint32_t kept = 0;
+    const eng_val **keys = (const eng_val **)q->keys;
+    for (uint32_t i = 0; i < q->n_keys; i++) {
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, keys[i], sp->t->n_pk);
+        int64_t tok = eng_token(key.p, key.len);
+        eng_buf_free(&key);
+        int lo_ok = range.token_lo_incl ? tok >= range.token_lo : tok > range.token_lo;
+        int hi_ok = range.token_hi_incl ? tok <= range.token_hi : tok < range.token_hi;
+        if (lo_ok && hi_ok)
+            keys[kept++] = keys[i];
+    }
+    q->n_keys = kept;
+    *empty = kept == 0;
+    return 0;
+}
+
+/*
+ * Paging state: the rows LIMIT still allows (be32, 0 without a LIMIT), the
+ * id of the statement it came from (16 bytes: a state is only valid for the
+ * statement that returned it, as the drivers require), the engine's resume
+ * position, and an XXH3-64 of all that (be64). Cassandra's state carries its
+ * lengths, so a cut or padded one is refused; the check does that here, and
+ * keeps damaged bytes from ever reaching the engine as a position.
+ */
+#define PAGING_HEAD (4 + 16)
+#define PAGING_CHECK 8
+
+/*
+ * A paging state that does not parse is a protocol error (0x000A), not an invalid query:
+ * Cassandra's PagingState.deserialize throws ProtocolException with this text.
+ */
+#define PROTOCOL_ERROR 0x000A
+static const char PAGING_STATE_MSG[] = "Invalid value for the paging state";
+
+static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const uint8_t **resume,
+                        size_t *len)
+{
+    const cql_exec_options *o = x->opts;
+    *remaining = limit;
+    *resume = NULL;
+    *len = 0;
+    if (!o->paging_state || !o->paging_state_len)
+        return 0;
+    size_t n = o->paging_state_len;
+    if (n <= PAGING_HEAD + PAGING_CHECK ||
+        eng_be64(o->paging_state + n - PAGING_CHECK) !=
+            (uint64_t)XXH3_64bits(o->paging_state, n - PAGING_CHECK))
+        return eng_errorf(x->err, PROTOCOL_ERROR, "%s", PAGING_STATE_MSG);
+    /* Well formed but another statement's: Cassandra would resume at a meaningless position;
+       refused instead, as an invalid request with the same text. */
+    if (memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
+        return eng_errorf(x->err, ENG_E_INVALID, "%s", PAGING_STATE_MSG);
+    uint32_t left = eng_be32(o->paging_state);
+    if (limit && left && left < limit)
+        *remaining = left;
+    *resume = o->paging_state + PAGING_HEAD;
+    *len = n - PAGING_HEAD - PAGING_CHECK;
+    return 0;
+}
+
+/* The consistency level ANY in the protocol's numbering (facts §8.1, [PV4] §3). */
+#define CONSISTENCY_ANY 0
+
+int cql_exec_select(cql_exec *x)
+{
+    const select_plan *sp = x->plan->detail;
+    const eng_table *t = sp->t;
+    cql_result *res = x->result;
+    /* SelectStatement.execute: ConsistencyLevel.validateForRead before anything is read. */
+    if (x->opts->consistency == CONSISTENCY_ANY)
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "ANY ConsistencyLevel is only supported for writes");
+    res->kind = CQL_RESULT_ROWS;
+    if (cql_result_set_columns(res, x->plan->cols, x->plan->n_cols))
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    eng_query q;
+    memset(&q, 0, sizeof q);
+    q.table = t;
+    q.reversed = (uint8_t)sp->reversed;
+    q.distinct = (uint8_t)sp->distinct;
+    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0};
+    uint32_t limit = 0, ppl = 0;
+    int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
+    if (!rc)
+        rc = eval_int_option(x, sp->ppl, "[per_partition_limit]", &ppl);
+    if (rc)
+        return rc;
+    q.per_partition_limit = ppl;
+    int empty = 0;
+    if (sp->has_pk) {
+        rc = build_keys(x, sp, &q);
+        empty = rc == 1;
+        rc = rc == 1 ? 0 : rc;
+    } else {
+        rc = build_token_range(x, sp, &q);
+        empty = rc == 1;
+        rc = rc == 1 ? 0 : rc;
+    }
+    if (!rc && sp->has_pk && (sp->tok_lo || sp->tok_hi))
+        rc = filter_keys_by_token(x, sp, &q, &empty);
+    if (!rc) {
+        rc = build_slices(x, sp, &q, &run.mixed_lo, &run.mixed_hi);
+        if (rc == 1) {
+            empty = 1;
+            rc = 0;
+        }
+    }
+    if (rc)
+        return rc;
+    /* A partition with statics and no rows yields one row unless rows are restricted. */
+    int regular_filter = 0;
+    for (int i = 0; i < sp->n_filters; i++)
+        regular_filter |= t->cols[sp->filters[i].col].kind == ENG_COL_REGULAR;
+    q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
+    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(eng_val));
+    run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    if (!run.filter_vals || !run.aggs)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    run.filter_lists = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(filter_list));
+    if (!run.filter_lists)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < sp->n_filters; i++) {
+        const row_filter *f = &sp->filters[i];
+        if (f->op == CQL_OP_IN) {
+            col_rel k = {1, f->in_vals, f->n_in, f->in_marker, NULL, NULL, 0, 0};
+            filter_list *l = &run.filter_lists[i];
+            if ((rc = eval_in(x, &t->cols[f->col], &k, &l->vals, &l->n)))
+                return rc;
+            run.filter_vals[i] = (eng_val){NULL, 0};
+            continue;
+        }
+        if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &run.filter_vals[i])))
+            return rc;
+        if (run.filter_vals[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                              t->cols[f->col].name);
+    }
+    uint32_t remaining; /* rows LIMIT still allows on this page and after (0: no limit) */
+    const uint8_t *resume;
+    size_t resume_len;
+    if ((rc = parse_paging(x, limit, &remaining, &resume, &resume_len)))
+        return rc;
+    int32_t page = sp->aggregate ? 0 : x->opts->page_size;
+    if (sp->order_with_in && q.n_keys > 1) {
+        if (page > 0)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Cannot page queries with both ORDER BY and a IN restriction on the "
+                              "partition key; you must either remove the ORDER BY or the IN and "
+                              "sort client side, or disable paging for this query");
+        return eng_errorf(x->err, ENG_E_INVALID,
+                          "ORDER BY with IN on several partitions is not supported yet");
+    }
+    q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
+    run.limit = sp->group_n ? limit : 0;
+    if (sp->aggregate && !sp->has_pk && !cql_systable_keyspace(t->ks))
+        res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
+    else if (sp->aggregate && sp->has_pk && q.n_keys > 1)
+        res->warnings[res->n_warnings++] =
+            "Aggregation query used on multiple partition keys (IN restriction)";
+    if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
+        q.limit = (uint32_t)page;
+    q.resume = resume;
+    q.resume_len = resume_len;
+    /* Filtering drops rows after the engine counted them: count here instead. */
+    if (sp->n_filters && q.limit && page <= 0) {
+        q.limit = 0;
+    }
+    eng_read_info info = {0, 0, ENG_BUF_INIT};
+    if (!empty && cql_systable_keyspace(t->ks))
+        rc = scan_systable(x, &q, &run, limit);
+    else if (!empty)
+        rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
+    if (rc == ENG_E_INVALID && resume && strcmp(x->err->msg, PAGING_STATE_MSG) == 0)
+        rc = x->err->code = PROTOCOL_ERROR; /* the engine's resume position did not parse */
+    if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
+        rc = agg_result(&run);
+    else if (!rc && sp->aggregate && !sp->group_n)
+        rc = agg_result(&run);
+    eng_buf_free(&run.group_key);
+    if (!rc && sp->n_filters && remaining && res->n_rows > remaining)
+        res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
+    if (!rc && info.has_more && !sp->aggregate) {
+        uint32_t left = remaining ? remaining - (run.rows < remaining ? run.rows : remaining) : 0;
+        if (!remaining || left > 0) {
+            res->has_more = 1;
+            eng_buf_put_be32(&res->paging_state, left);
+            eng_buf_put(&res->paging_state, cql_prepared_id(x->prepared), 16);
+            eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
+            if (!res->paging_state.oom) {
+                uint64_t check = XXH3_64bits(res->paging_state.p, res->paging_state.len);
+                eng_buf_put_be64(&res->paging_state, check);
+            }
+            if (res->paging_state.oom)
+                rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        }
+    }
+    for (int i = 0; i < sp->n_sels; i++)
+        eng_buf_free(&run.aggs[i].best);
+    eng_read_info_free(&info);
+    return rc;
+}

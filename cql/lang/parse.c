@@ -1,0 +1,3725 @@
+/*
+ * The CQL lexer and parser (parse.h): statement text in, syntax tree
+ * (ast.h) or Cassandra's syntax error out. Hand-written recursive descent
+ * over the grammar of Cassandra 4.1 (src/antlr/Lexer.g, Parser.g): the same
+ * tokens, the same reserved and unreserved keywords, the same literal
+ * forms, and the checks Cassandra's grammar actions make while parsing.
+ *
+ * Guarantees: any input (invalid UTF-8, NUL bytes, deep nesting, a prefix
+ * of anything) yields a tree or an error, never a crash, an abort or a read
+ * outside text[0..len). The tree lives in the caller's arena; the token
+ * array is private and freed before returning. No global state.
+ *
+ * Error messages, code ENG_E_SYNTAX unless said otherwise, chosen to read
+ * like what Cassandra's ANTLR 3 parser prints (facts §8.2):
+ *  - "line L:C mismatched input 'X' expecting T" when a required token is
+ *    not there, T spelled as ANTLR names tokens: K_FROM for a keyword, ')'
+ *    for punctuation, EOF after a complete statement.
+ *  - "line L:C no viable alternative at input 'X'" when nothing can start
+ *    with X: a misspelled statement keyword, a term that is not a term, a
+ *    table name followed by something that cannot follow one. As in ANTLR,
+ *    X may be a token or two past the parser's position.
+ *  - L is 1-based; C is ANTLR's 0-based column in UTF-16 units (nodes store
+ *    C + 1). At the end of input the position is "line 0:-1": Cassandra's
+ *    lexer hands the parser an EOF token that has no position.
+ *  - Both end with Cassandra's snippet (its ErrorCollector): the source of
+ *    the tokens from ten before the parser's position to two after it, as
+ *    far as the parser has read, with the token at the position in brackets:
+ *    "line 1:0 no viable alternative at input 'SELEC' ([SELEC]...)". It is
+ *    left out when it would include the position-less EOF token, as there.
+ *  - Lexer errors, without snippet: "line L:C no viable alternative at
+ *    character '@'", "line L:C mismatched character '<EOF>' expecting '''"
+ *    (unterminated string), "... expecting '*'" (unterminated comment),
+ *    "... expecting set null" (a -- or // comment that ends the text without
+ *    a newline: Cassandra's lexer requires one). They are reported when the
+ *    parser reads past them, as with ANTLR's lazy token stream, so an
+ *    earlier parser error wins.
+ *  - Errors of Cassandra's grammar actions keep their exact text and have no
+ *    position: "Multiple incompatible setting of column v", "Only
+ *    expressions of the form X = <value> + X are supported.", "Multiple
+ *    definition for property 'x'", "Bind variables cannot be used for table
+ *    names", "frozen<> is only allowed on collections, tuples, and
+ *    user-defined types (got int)", "Invalid (reserved) user type name byte".
+ *  - The first error wins, as Cassandra throws the first one it collected.
+ *  - Inputs nested more than MAX_DEPTH levels: "line L:C expression nested
+ *    too deeply at input 'X'" (Cassandra would run out of stack instead).
+ *  - Valid CQL that cassette does not run gets ENG_E_INVALID: Cassandra's
+ *    "Altering column types is no longer supported" (and its field-type
+ *    twin), and "<STATEMENT> statements are not supported" for CREATE INDEX,
+ *    GRANT, DESCRIBE and the other statements outside ast.h.
+ *
+ * Tree conventions beyond ast.h:
+ *  - Arithmetic in terms and selectors becomes calls of Cassandra's operator
+ *    functions (CQL_T_FUNCTION, ks "system", names _add, _substract,
+ *    _multiply, _divide, _modulo, _negate); a minus sign written apart from
+ *    a number or duration literal is folded into the literal. Chains longer
+ *    than MAX_DEPTH operators are refused like deep nesting.
+ *  - IS NOT NULL has one value, a CQL_T_NULL term.
+ *  - In selectors, {k: v} is a CQL_T_UDT when every key is a bare name (the
+ *    analyzer decides, as Cassandra does), else a CQL_T_MAP; (x) is x.
+ *  - A custom type 'class' has name == custom == the class.
+ *  - ALTER TYPE ... RENAME: fields[] holds from0, to0, from1, ... and
+ *    n_fields counts them all; types[] is empty.
+ *  - A BATCH member's n_binds counts its own markers; bind_index is global.
+ *  - ALTER TABLE ... DROP ... USING TIMESTAMP n parses; the timestamp is
+ *    dropped (ast.h has no field for it).
+ *  - Element and slice selections (SELECT m['k']) have no node: ENG_E_INVALID.
+ */
+#include "cql/lang/parse.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deeper nesting is refused: the parser recurses, and so do its consumers. */
+enum { MAX_DEPTH = 100 };
+
+/* Longer texts are refused, so token offsets fit 32 bits (a protocol frame is 256 MB at most). */
+#define MAX_TEXT ((size_t)1 << 30)
+
+/* ---- keywords (Lexer.g) and the classes Parser.g gives them ---- */
+
+/*
+ * KR reserved; KU basic_unreserved_keyword (identifier and function name);
+ * KT native type name (unreserved too); KX unreserved_keyword only
+ * (identifier, not function name): ttl, count, writetime, key, cast, json,
+ * distinct. Cassandra 4.1's list: no MAXWRITETIME, MASKED, VECTOR yet.
+ */
+enum { KR = 0, KU = 1, KT = 2, KX = 3 };
+
+/* clang-format off */
+#define KEYWORDS(X) \
+    X(ACCESS, KU) X(ADD, KR) X(AGGREGATE, KU) X(AGGREGATES, KU) \
+    X(ALL, KU) X(ALLOW, KR) X(ALTER, KR) X(AND, KR) \
+    X(APPLY, KR) X(AS, KU) X(ASC, KR) X(ASCII, KT) \
+    X(AUTHORIZE, KR) X(BATCH, KR) X(BEGIN, KR) X(BIGINT, KT) \
+    X(BLOB, KT) X(BOOLEAN, KT) X(BY, KR) X(CALLED, KU) \
+    X(CAST, KX) X(CLUSTER, KU) X(CLUSTERING, KU) X(COLUMNFAMILY, KR) \
+    X(COMPACT, KU) X(CONTAINS, KU) X(COUNT, KX) X(COUNTER, KT) \
+    X(CREATE, KR) X(CUSTOM, KU) X(DATACENTERS, KU) X(DATE, KT) \
+    X(DECIMAL, KT) X(DEFAULT, KU) X(DELETE, KR) X(DESC, KR) \
+    X(DESCRIBE, KR) X(DISTINCT, KX) X(DOUBLE, KT) X(DROP, KR) \
+    X(DURATION, KT) X(ENTRIES, KR) X(EXECUTE, KR) X(EXISTS, KU) \
+    X(FILTERING, KU) X(FINALFUNC, KU) X(FLOAT, KT) X(FROM, KR) \
+    X(FROZEN, KU) X(FULL, KR) X(FUNCTION, KU) X(FUNCTIONS, KU) \
+    X(GRANT, KR) X(GROUP, KU) X(HASHED, KU) X(IF, KR) \
+    X(IN, KR) X(INDEX, KR) X(INET, KT) X(INITCOND, KU) \
+    X(INPUT, KU) X(INSERT, KR) X(INT, KT) X(INTERNALS, KU) \
+    X(INTO, KR) X(IS, KR) X(JSON, KX) X(KEY, KX) \
+    X(KEYS, KU) X(KEYSPACE, KR) X(KEYSPACES, KU) X(LANGUAGE, KU) \
+    X(LIKE, KU) X(LIMIT, KR) X(LIST, KU) X(LOGIN, KU) \
+    X(MAP, KU) X(MATERIALIZED, KR) X(MBEAN, KU) X(MBEANS, KU) \
+    X(MODIFY, KR) X(NOLOGIN, KU) X(NORECURSIVE, KR) X(NOSUPERUSER, KU) \
+    X(NOT, KR) X(NULL, KR) X(OF, KR) X(ON, KR) \
+    X(ONLY, KU) X(OPTIONS, KU) X(OR, KR) X(ORDER, KR) \
+    X(PARTITION, KU) X(PASSWORD, KU) X(PER, KU) X(PERMISSION, KU) \
+    X(PERMISSIONS, KU) X(POSITIVE_INFINITY, KR) X(POSITIVE_NAN, KR) X(PRIMARY, KR) \
+    X(RENAME, KR) X(REPLACE, KU) X(RETURNS, KU) X(REVOKE, KR) \
+    X(ROLE, KU) X(ROLES, KU) X(SELECT, KR) X(SET, KR) \
+    X(SFUNC, KU) X(SMALLINT, KT) X(STATIC, KU) X(STORAGE, KU) \
+    X(STYPE, KU) X(SUPERUSER, KU) X(TABLES, KU) X(TEXT, KT) \
+    X(TIME, KT) X(TIMESTAMP, KT) X(TIMEUUID, KT) X(TINYINT, KT) \
+    X(TO, KR) X(TOKEN, KR) X(TRIGGER, KU) X(TRUNCATE, KR) \
+    X(TTL, KX) X(TUPLE, KU) X(TYPE, KU) X(TYPES, KU) \
+    X(UNLOGGED, KR) X(UNSET, KU) X(UPDATE, KR) X(USE, KR) \
+    X(USER, KU) X(USERS, KU) X(USING, KR) X(UUID, KT) \
+    X(VALUES, KU) X(VARCHAR, KT) X(VARINT, KT) X(VIEW, KR) \
+    X(WHERE, KR) X(WITH, KR) X(WRITETIME, KX)
+
+#define KW_ENUM(id, cls) KW_##id,
+enum kw { KW_NONE, KEYWORDS(KW_ENUM) N_KW };
+
+#define KW_INFO(id, cls) {"K_" #id, cls},
+static const struct {
+    const char *name; /* ANTLR's token name, for "expecting K_FROM" */
+    int cls;
+} kw_info[N_KW] = {{"IDENT", KR}, KEYWORDS(KW_INFO)};
+
+/* Every spelling, in strcmp order for bsearch; some tokens have two (TABLE is K_COLUMNFAMILY). */
+static const struct {
+    const char *word;
+    int kw;
+} spellings[] = {
+    {"access", KW_ACCESS}, {"add", KW_ADD}, {"aggregate", KW_AGGREGATE},
+    {"aggregates", KW_AGGREGATES}, {"all", KW_ALL}, {"allow", KW_ALLOW}, {"alter", KW_ALTER},
+    {"and", KW_AND}, {"apply", KW_APPLY}, {"as", KW_AS}, {"asc", KW_ASC}, {"ascii", KW_ASCII},
+    {"authorize", KW_AUTHORIZE}, {"batch", KW_BATCH}, {"begin", KW_BEGIN}, {"bigint", KW_BIGINT},
+    {"blob", KW_BLOB}, {"boolean", KW_BOOLEAN}, {"by", KW_BY}, {"called", KW_CALLED},
+    {"cast", KW_CAST}, {"cluster", KW_CLUSTER}, {"clustering", KW_CLUSTERING},
+    {"columnfamilies", KW_TABLES}, {"columnfamily", KW_COLUMNFAMILY}, {"compact", KW_COMPACT},
+    {"contains", KW_CONTAINS}, {"count", KW_COUNT}, {"counter", KW_COUNTER}, {"create", KW_CREATE},
+    {"custom", KW_CUSTOM}, {"datacenters", KW_DATACENTERS}, {"date", KW_DATE},
+    {"decimal", KW_DECIMAL}, {"default", KW_DEFAULT}, {"delete", KW_DELETE}, {"desc", KW_DESC},
+    {"describe", KW_DESCRIBE}, {"distinct", KW_DISTINCT}, {"double", KW_DOUBLE}, {"drop", KW_DROP},
+    {"duration", KW_DURATION}, {"entries", KW_ENTRIES}, {"execute", KW_EXECUTE},
+    {"exists", KW_EXISTS}, {"filtering", KW_FILTERING}, {"finalfunc", KW_FINALFUNC},
+    {"float", KW_FLOAT}, {"from", KW_FROM}, {"frozen", KW_FROZEN}, {"full", KW_FULL},
+    {"function", KW_FUNCTION}, {"functions", KW_FUNCTIONS}, {"grant", KW_GRANT},
+    {"group", KW_GROUP}, {"hashed", KW_HASHED}, {"if", KW_IF}, {"in", KW_IN}, {"index", KW_INDEX},
+    {"inet", KW_INET}, {"infinity", KW_POSITIVE_INFINITY}, {"initcond", KW_INITCOND},
+    {"input", KW_INPUT}, {"insert", KW_INSERT}, {"int", KW_INT}, {"internals", KW_INTERNALS},
+    {"into", KW_INTO}, {"is", KW_IS}, {"json", KW_JSON}, {"key", KW_KEY}, {"keys", KW_KEYS},
+    {"keyspace", KW_KEYSPACE}, {"keyspaces", KW_KEYSPACES}, {"language", KW_LANGUAGE},
+    {"like", KW_LIKE}, {"limit", KW_LIMIT}, {"list", KW_LIST}, {"login", KW_LOGIN}, {"map", KW_MAP},
+    {"materialized", KW_MATERIALIZED}, {"mbean", KW_MBEAN}, {"mbeans", KW_MBEANS},
+    {"modify", KW_MODIFY}, {"nan", KW_POSITIVE_NAN}, {"nologin", KW_NOLOGIN},
+    {"norecursive", KW_NORECURSIVE}, {"nosuperuser", KW_NOSUPERUSER}, {"not", KW_NOT},
+    {"null", KW_NULL}, {"of", KW_OF}, {"on", KW_ON}, {"only", KW_ONLY}, {"options", KW_OPTIONS},
+    {"or", KW_OR}, {"order", KW_ORDER}, {"partition", KW_PARTITION}, {"password", KW_PASSWORD},
+    {"per", KW_PER}, {"permission", KW_PERMISSION}, {"permissions", KW_PERMISSIONS},
+    {"primary", KW_PRIMARY}, {"rename", KW_RENAME}, {"replace", KW_REPLACE},
+    {"returns", KW_RETURNS}, {"revoke", KW_REVOKE}, {"role", KW_ROLE}, {"roles", KW_ROLES},
+    {"schema", KW_KEYSPACE}, {"select", KW_SELECT}, {"set", KW_SET}, {"sfunc", KW_SFUNC},
+    {"smallint", KW_SMALLINT}, {"static", KW_STATIC}, {"storage", KW_STORAGE}, {"stype", KW_STYPE},
+    {"superuser", KW_SUPERUSER}, {"table", KW_COLUMNFAMILY}, {"tables", KW_TABLES},
+    {"text", KW_TEXT}, {"time", KW_TIME}, {"timestamp", KW_TIMESTAMP}, {"timeuuid", KW_TIMEUUID},
+    {"tinyint", KW_TINYINT}, {"to", KW_TO}, {"token", KW_TOKEN}, {"trigger", KW_TRIGGER},
+    {"truncate", KW_TRUNCATE}, {"ttl", KW_TTL}, {"tuple", KW_TUPLE}, {"type", KW_TYPE},
+    {"types", KW_TYPES}, {"unlogged", KW_UNLOGGED}, {"unset", KW_UNSET}, {"update", KW_UPDATE},
+    {"use", KW_USE}, {"user", KW_USER}, {"users", KW_USERS}, {"using", KW_USING}, {"uuid", KW_UUID},
+    {"values", KW_VALUES}, {"varchar", KW_VARCHAR}, {"varint", KW_VARINT}, {"view", KW_VIEW},
+    {"where", KW_WHERE}, {"with", KW_WITH}, {"writetime", KW_WRITETIME},
+};
+/* clang-format on */
+
+static int lower_ascii(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static int keyword_of(const char *s, size_t n)
+{
+    char w[16];
+    if (n >= sizeof w)
+        return KW_NONE;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (char)lower_ascii((unsigned char)s[i]);
+    w[n] = 0;
+    size_t lo = 0, hi = ENG_ARRAY_LEN(spellings);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(w, spellings[mid].word);
+        if (c == 0)
+            return spellings[mid].kw;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return KW_NONE;
+}
+
+/* ---- tokens ---- */
+
+enum tok_kind {
+    TK_EOF,
+    TK_WS,      /* hidden, but counted in token indexes as ANTLR counts them */
+    TK_COMMENT, /* hidden */
+    TK_IDENT,   /* identifiers and keywords (kw != KW_NONE) */
+    TK_QNAME,   /* "quoted name" */
+    TK_EMPTY_QNAME,
+    TK_STRING,
+    TK_INTEGER,
+    TK_FLOAT,
+    TK_BOOLEAN,
+    TK_DURATION,
+    TK_UUID,
+    TK_HEX,
+    TK_QMARK,
+    TK_NEG_NAN,
+    TK_NEG_INF,
+    TK_PUNCT,
+};
+
+/* Two-character operators as one punct code. */
+#define P2(a, b) ((a) << 8 | (b))
+
+typedef struct tok {
+    uint8_t kind;      /* enum tok_kind */
+    uint8_t kw;        /* TK_IDENT: enum kw */
+    uint16_t punct;    /* TK_PUNCT: the character or P2() */
+    int32_t line;      /* 1-based; 0 for EOF, as Cassandra's EOF token */
+    int32_t col;       /* 0-based, UTF-16 units; -1 for EOF */
+    uint32_t off, len; /* source bytes (texts are at most MAX_TEXT bytes) */
+    uint32_t line_off; /* byte offset of the token's line */
+    uint32_t text_len;
+    const char *text; /* TK_STRING, TK_QNAME: decoded content (arena, NUL-terminated) */
+} tok;
+
+_Static_assert(N_KW <= UINT8_MAX, "keyword ids fit tok.kw");
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_letter(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_hexdigit(int c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* UTF-16 units a UTF-8 byte adds to a column: continuation bytes none, 4-byte leads two. */
+static int byte_units(unsigned char c)
+{
+    return (c & 0xC0) == 0x80 ? 0 : c >= 0xF0 ? 2 : 1;
+}
+
+/* ---- lexer ---- */
+
+typedef struct lexer {
+    const char *s;
+    size_t n;
+    size_t i;      /* next byte */
+    int line, col; /* position of s[i] */
+    size_t line_off;
+    eng_arena *arena;
+    tok *toks;
+    int n_toks, cap;
+    int oom;
+    int err_tok; /* index of the token after the first lexer error; -1 if none */
+    char err_msg[256];
+} lexer;
+
+static int ch(const lexer *lx, size_t i)
+{
+    return i < lx->n ? (unsigned char)lx->s[i] : -1;
+}
+
+static void lx_advance(lexer *lx, size_t k)
+{
+    size_t end = k > lx->n - lx->i ? lx->n : lx->i + k;
+    for (size_t j = lx->i; j < end; j++) {
+        unsigned char c = (unsigned char)lx->s[j];
+        if (c == '\n') {
+            lx->line++;
+            lx->col = 0;
+            lx->line_off = j + 1;
+        } else {
+            lx->col += byte_units(c);
+        }
+    }
+    lx->i = end;
+}
+
+static tok *emit(lexer *lx, int kind, size_t len)
+{
+    if (lx->n_toks == lx->cap) {
+        /* Token indexes are ints: refuse inputs that would need 2^28 of them. */
+        int cap = !lx->cap ? 64 : lx->cap < (1 << 27) ? lx->cap * 2 : 0;
+        tok *t = cap ? eng_realloc(lx->toks, (size_t)cap * sizeof *t) : NULL;
+        if (!t) {
+            lx->oom = 1;
+            return NULL;
+        }
+        lx->toks = t;
+        lx->cap = cap;
+    }
+    tok *t = &lx->toks[lx->n_toks++];
+    memset(t, 0, sizeof *t);
+    t->kind = (uint8_t)kind;
+    t->off = (uint32_t)lx->i;
+    t->len = (uint32_t)len;
+    t->line = lx->line;
+    t->col = lx->col;
+    t->line_off = (uint32_t)lx->line_off;
+    lx_advance(lx, len);
+    return t;
+}
+
+/* ANTLR's getCharErrorDisplay: <EOF>, escaped \n \r \t, else the character. */
+static void char_display(const lexer *lx, size_t i, char *out, size_t cap)
+{
+    int c = ch(lx, i);
+    if (c < 0) {
+        snprintf(out, cap, "<EOF>");
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+        snprintf(out, cap, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    } else {
+        size_t k = 1;
+        while (k < 4 && i + k < lx->n && byte_units((unsigned char)lx->s[i + k]) == 0)
+            k++;
+        snprintf(out, cap, "%.*s", (int)k, lx->s + i);
+    }
+}
+
+/*
+ * Records the first lexer error, at byte `at`, and stops: what follows is
+ * never looked at, since only the first error is reported.
+ */
+static void lx_fail(lexer *lx, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void lx_fail(lexer *lx, size_t at, const char *fmt, ...)
+{
+    if (at > lx->i)
+        lx_advance(lx, at - lx->i);
+    int n = snprintf(lx->err_msg, sizeof lx->err_msg, "line %d:%d ", lx->line, lx->col);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof lx->err_msg)
+        vsnprintf(lx->err_msg + n, sizeof lx->err_msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    lx->err_tok = lx->n_toks;
+    lx->i = lx->n;
+}
+
+static void lx_fail_char(lexer *lx, size_t at, const char *expecting)
+{
+    char c[16];
+    char_display(lx, at, c, sizeof c);
+    lx_fail(lx, at, "mismatched character '%s' expecting %s", c, expecting);
+}
+
+/* Copies s[from..to) into the arena, turning each doubled quote q into one. */
+static const char *unquote(lexer *lx, size_t from, size_t to, char q, size_t *out_len)
+{
+    char *d = eng_arena_alloc(lx->arena, to - from + 1);
+    if (!d) {
+        lx->oom = 1;
+        return NULL;
+    }
+    size_t n = 0;
+    for (size_t j = from; j < to; j++) {
+        d[n++] = lx->s[j];
+        if (lx->s[j] == q)
+            j++;
+    }
+    d[n] = 0;
+    *out_len = n;
+    return d;
+}
+
+static void lex_quoted(lexer *lx, char q, int kind)
+{
+    size_t i = lx->i, j = i + 1;
+    for (;;) {
+        if (j >= lx->n) {
+            lx_fail_char(lx, lx->n, q == '\'' ? "'''" : "'\"'");
+            return;
+        }
+        if (lx->s[j] == q) {
+            if (j + 1 < lx->n && lx->s[j + 1] == q) {
+                j += 2;
+                continue;
+            }
+            break;
+        }
+        j++;
+    }
+    size_t tlen;
+    const char *text = unquote(lx, i + 1, j, q, &tlen);
+    tok *t = text ? emit(lx, kind, j + 1 - i) : NULL;
+    if (t) {
+        t->text = text;
+        t->text_len = (uint32_t)tlen;
+    }
+}
+
+/* $$pg-style$$: everything up to the next $$, with no escapes. */
+static void lex_pg_string(lexer *lx)
+{
+    size_t i = lx->i, n = lx->n;
+    if (ch(lx, i + 1) != '$') {
+        lx_fail_char(lx, i + 1, "'$'");
+        return;
+    }
+    size_t j = i + 2;
+    while (n - j > 1 && !(lx->s[j] == '$' && lx->s[j + 1] == '$'))
+        j++;
+    if (n - j <= 1) {
+        lx_fail_char(lx, ch(lx, j) == '$' ? j + 1 : j, "'$'");
+        return;
+    }
+    char *d = eng_arena_memdup(lx->arena, lx->s + i + 2, j - i - 2 + 1);
+    tok *t = d ? emit(lx, TK_STRING, j + 2 - i) : NULL;
+    if (!d)
+        lx->oom = 1;
+    if (t) {
+        d[j - i - 2] = 0;
+        t->text = d;
+        t->text_len = (uint32_t)(j - i - 2);
+    }
+}
+
+static void lex_comment(lexer *lx)
+{
+    size_t i = lx->i, j = i + 2;
+    if (lx->s[i + 1] == '*') {
+        while (j + 1 < lx->n && !(lx->s[j] == '*' && lx->s[j + 1] == '/'))
+            j++;
+        if (j + 1 >= lx->n)
+            lx_fail_char(lx, lx->n, "'*'");
+        else
+            emit(lx, TK_COMMENT, j + 2 - i);
+        return;
+    }
+    while (j < lx->n && lx->s[j] != '\n' && lx->s[j] != '\r')
+        j++;
+    if (j >= lx->n)
+        lx_fail_char(lx, lx->n, "set null"); /* COMMENT must end with a newline */
+    else
+        emit(lx, TK_COMMENT, j + 1 - i);
+}
+
+static size_t skip_digits(const lexer *lx, size_t i)
+{
+    while (is_digit(ch(lx, i)))
+        i++;
+    return i;
+}
+
+static int match_ci(const lexer *lx, size_t i, const char *word)
+{
+    for (; *word; word++, i++)
+        if (lower_ascii(ch(lx, i)) != *word)
+            return 0;
+    return 1;
+}
+
+/* INTEGER or FLOAT: '-'? DIGIT+ ('.' DIGIT*)? EXPONENT? */
+static size_t scan_number(const lexer *lx, size_t i, int *is_float)
+{
+    size_t j = i + (ch(lx, i) == '-');
+    size_t d = skip_digits(lx, j);
+    if (d == j)
+        return 0;
+    j = d;
+    *is_float = 0;
+    if (ch(lx, j) == '.' && ch(lx, j + 1) != '.') { /* "1..2" is a range, not 1. */
+        j = skip_digits(lx, j + 1);
+        *is_float = 1;
+    }
+    if (lower_ascii(ch(lx, j)) == 'e') {
+        size_t k = j + 1;
+        if (ch(lx, k) == '+' || ch(lx, k) == '-')
+            k++;
+        size_t e = skip_digits(lx, k);
+        if (e > k) {
+            j = e;
+            *is_float = 1;
+        }
+    }
+    return j - i;
+}
+
+/* A duration unit at i (y mo w d h m s ms us µs ns, any case): its length, or 0. */
+static size_t scan_unit(const lexer *lx, size_t i)
+{
+    int c = lower_ascii(ch(lx, i)), c1 = lower_ascii(ch(lx, i + 1));
+    switch (c) {
+    case 'y':
+    case 'w':
+    case 'd':
+    case 'h':
+    case 's':
+        return 1;
+    case 'm':
+        return c1 == 'o' || c1 == 's' ? 2 : 1;
+    case 'u':
+    case 'n':
+        return c1 == 's' ? 2 : 0;
+    case 0xC2:
+        return ch(lx, i + 1) == 0xB5 && lower_ascii(ch(lx, i + 2)) == 's' ? 3 : 0;
+    default:
+        return 0;
+    }
+}
+
+/* '-'? (DIGIT+ UNIT)+ */
+static size_t scan_duration_units(const lexer *lx, size_t i)
+{
+    size_t j = i + (ch(lx, i) == '-'), end = 0;
+    for (;;) {
+        size_t d = skip_digits(lx, j);
+        size_t u = d > j ? scan_unit(lx, d) : 0;
+        if (!u)
+            return end ? end - i : 0;
+        j = end = d + u;
+    }
+}
+
+/* DIGIT+ L pairs with the letters L taken in the order of `letters`, at least one. */
+static size_t scan_designators(const lexer *lx, size_t j, const char *letters)
+{
+    size_t start = j;
+    for (;;) {
+        size_t d = skip_digits(lx, j);
+        int c = ch(lx, d);
+        const char *hit = d > j && c > 0 ? strchr(letters, c) : NULL;
+        if (!hit)
+            break;
+        j = d + 1;
+        letters = hit + 1;
+        if (!*letters)
+            break;
+    }
+    return j - start;
+}
+
+static int digits_at(const lexer *lx, size_t i, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!is_digit(ch(lx, i + k)))
+            return 0;
+    return 1;
+}
+
+/* The ISO 8601 forms (upper-case designators only, as in Lexer.g): the longest match. */
+static size_t scan_iso_duration(const lexer *lx, size_t i)
+{
+    size_t j = i + (ch(lx, i) == '-');
+    if (ch(lx, j) != 'P')
+        return 0;
+    j++;
+    size_t best = 0;
+    /* P0001-02-03T04:05:06 */
+    if (digits_at(lx, j, 4) && ch(lx, j + 4) == '-' && digits_at(lx, j + 5, 2) &&
+        ch(lx, j + 7) == '-' && digits_at(lx, j + 8, 2) && ch(lx, j + 10) == 'T' &&
+        digits_at(lx, j + 11, 2) && ch(lx, j + 13) == ':' && digits_at(lx, j + 14, 2) &&
+        ch(lx, j + 16) == ':' && digits_at(lx, j + 17, 2))
+        best = j + 19 - i;
+    size_t d = skip_digits(lx, j);
+    if (d > j && ch(lx, d) == 'W' && d + 1 - i > best)
+        best = d + 1 - i;
+    size_t k = j + scan_designators(lx, j, "YMD");
+    if (ch(lx, k) == 'T') {
+        size_t t = scan_designators(lx, k + 1, "HMS");
+        if (t)
+            k += 1 + t;
+    }
+    if (k > j && k - i > best)
+        best = k - i;
+    return best;
+}
+
+static size_t scan_uuid(const lexer *lx, size_t i)
+{
+    for (size_t k = 0; k < 36; k++) {
+        int c = ch(lx, i + k);
+        if (k == 8 || k == 13 || k == 18 || k == 23 ? c != '-' : !is_hexdigit(c))
+            return 0;
+    }
+    return 36;
+}
+
+/* Numbers, durations, uuids and blobs overlap: the longest match wins, then Lexer.g's order. */
+static void lex_number(lexer *lx)
+{
+    size_t i = lx->i;
+    int neg = ch(lx, i) == '-';
+    if (neg && match_ci(lx, i + 1, "nan")) {
+        emit(lx, TK_NEG_NAN, 4);
+        return;
+    }
+    if (neg && match_ci(lx, i + 1, "infinity")) {
+        emit(lx, TK_NEG_INF, 9);
+        return;
+    }
+    int is_float = 0, kind = TK_PUNCT;
+    size_t best = scan_number(lx, i, &is_float);
+    if (best)
+        kind = is_float ? TK_FLOAT : TK_INTEGER;
+    size_t dur = scan_duration_units(lx, i), iso = scan_iso_duration(lx, i);
+    if (iso > dur)
+        dur = iso;
+    if (dur > best) {
+        best = dur;
+        kind = TK_DURATION;
+    }
+    if (!neg && ch(lx, i) == '0' && lower_ascii(ch(lx, i + 1)) == 'x') {
+        size_t j = i + 2;
+        while (is_hexdigit(ch(lx, j)))
+            j++;
+        if (j - i > best) {
+            best = j - i;
+            kind = TK_HEX;
+        }
+    }
+    if (!neg && scan_uuid(lx, i) > best) {
+        best = 36;
+        kind = TK_UUID;
+    }
+    if (!best) { /* a lone minus */
+        tok *t = emit(lx, TK_PUNCT, 1);
+        if (t)
+            t->punct = '-';
+        return;
+    }
+    emit(lx, kind, best);
+}
+
+static void lex_word(lexer *lx)
+{
+    size_t i = lx->i, j = i + 1;
+    while (is_letter(ch(lx, j)) || is_digit(ch(lx, j)) || ch(lx, j) == '_')
+        j++;
+    size_t w = j - i, iso = scan_iso_duration(lx, i);
+    if (scan_uuid(lx, i)) {
+        emit(lx, TK_UUID, 36);
+    } else if (iso && iso >= w) { /* DURATION comes before IDENT in Lexer.g */
+        emit(lx, TK_DURATION, iso);
+    } else if ((w == 4 && match_ci(lx, i, "true")) || (w == 5 && match_ci(lx, i, "false"))) {
+        emit(lx, TK_BOOLEAN, w);
+    } else {
+        int kw = keyword_of(lx->s + i, w);
+        tok *t = emit(lx, TK_IDENT, w);
+        if (t)
+            t->kw = (uint8_t)kw;
+    }
+}
+
+static void lex_punct(lexer *lx)
+{
+    size_t i = lx->i;
+    int c = ch(lx, i), c1 = ch(lx, i + 1), code = c;
+    size_t len = 1;
+    switch (c) {
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case ',':
+    case ';':
+    case ':':
+    case '*':
+    case '/':
+    case '%':
+    case '=':
+    case '?':
+        break;
+    case '.':
+        if (c1 == '.') {
+            code = P2('.', '.');
+            len = 2;
+        }
+        break;
+    case '<':
+    case '>':
+    case '+':
+    case '-':
+    case '!':
+        if (c1 == '=') {
+            code = P2(c, '=');
+            len = 2;
+        } else if (c == '!') {
+            lx_fail_char(lx, i + 1, "'='");
+            return;
+        }
+        break;
+    default: {
+        char d[16];
+        char_display(lx, i, d, sizeof d);
+        lx_fail(lx, i, "no viable alternative at character '%s'", d);
+        return;
+    }
+    }
+    tok *t = emit(lx, c == '?' ? TK_QMARK : TK_PUNCT, len);
+    if (t)
+        t->punct = (uint16_t)code;
+}
+
+static void lex_one(lexer *lx)
+{
+    size_t i = lx->i;
+    int c = ch(lx, i), c1 = ch(lx, i + 1);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        size_t j = i;
+        while (ch(lx, j) == ' ' || ch(lx, j) == '\t' || ch(lx, j) == '\n' || ch(lx, j) == '\r')
+            j++;
+        emit(lx, TK_WS, j - i);
+    } else if ((c == '-' && c1 == '-') || (c == '/' && (c1 == '/' || c1 == '*'))) {
+        lex_comment(lx);
+    } else if (c == '\'') {
+        lex_quoted(lx, '\'', TK_STRING);
+    } else if (c == '"') {
+        if (c1 == '"' && ch(lx, i + 2) != '"')
+            emit(lx, TK_EMPTY_QNAME, 2);
+        else
+            lex_quoted(lx, '"', TK_QNAME);
+    } else if (c == '$') {
+        lex_pg_string(lx);
+    } else if (is_digit(c) || (c == '-' && (is_digit(c1) || c1 == 'P' || lower_ascii(c1) == 'n' ||
+                                            lower_ascii(c1) == 'i'))) {
+        lex_number(lx);
+    } else if (is_letter(c)) {
+        lex_word(lx);
+    } else {
+        lex_punct(lx);
+    }
+}
+
+/* Tokenizes everything; the array ends with EOF. Returns 0 or ENG_E_NOMEM. */
+static int lex_all(lexer *lx)
+{
+    while (lx->i < lx->n && !lx->oom)
+        lex_one(lx);
+    tok *t = lx->oom ? NULL : emit(lx, TK_EOF, 0);
+    if (!t)
+        return ENG_E_NOMEM;
+    t->line = 0; /* Cassandra's EOF token has no position: "line 0:-1" */
+    t->col = -1;
+    return 0;
+}
+
+/* ---- parser state, token access, errors ---- */
+
+typedef struct parser {
+    const char *src;
+    size_t len;
+    const tok *toks; /* every token, hidden ones included, EOF last */
+    int n_toks;
+    const int *on; /* indexes of the tokens the parser sees (not WS, comments) */
+    int n_on;
+    int pos;         /* LT(1) is toks[on[pos]] */
+    int fetched;     /* highest token index ANTLR's lazy stream would have read */
+    int lex_err_tok; /* reading this token index reports the lexer's error */
+    const char *lex_err_msg;
+    eng_arena *arena;
+    eng_err *err;
+    int code;        /* code of the error recorded, 0 if none */
+    int failed;      /* the current parse (or speculation) failed */
+    int speculating; /* trying an alternative: failures are not recorded */
+    int n_binds;
+    int depth;
+    int deferred_code; /* an error to report if the statement parses */
+    const char *deferred_msg;
+} parser;
+
+typedef struct sbuf {
+    char *p;
+    size_t cap; /* bytes at p, NUL included */
+    size_t len;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + 1 >= b->cap)
+        return;
+    if (n > b->cap - 1 - b->len)
+        n = b->cap - 1 - b->len;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void record(parser *p, int code, const char *msg)
+{
+    if (!p->code) {
+        p->code = code;
+        eng_errorf(p->err, code, "%s", msg);
+    }
+    p->failed = 1;
+}
+
+static void report_lex_error(parser *p)
+{
+    record(p, ENG_E_SYNTAX, p->lex_err_msg);
+    p->lex_err_tok = INT_MAX;
+}
+
+/* LT(k) of ANTLR: the k-th visible token from the position, k >= 1. */
+static const tok *lt(parser *p, int k)
+{
+    int i = p->pos + k - 1 < p->n_on ? p->pos + k - 1 : p->n_on - 1;
+    int raw = p->on[i];
+    if (raw > p->fetched)
+        p->fetched = raw;
+    if (raw >= p->lex_err_tok)
+        report_lex_error(p);
+    return &p->toks[raw];
+}
+
+static void advance(parser *p)
+{
+    if (p->pos < p->n_on - 1)
+        p->pos++;
+    (void)lt(p, 1); /* ANTLR's consume() reads up to the next visible token */
+}
+
+static const char *tok_text(const parser *p, const tok *t, size_t *len)
+{
+    if (t->kind == TK_STRING || t->kind == TK_QNAME) {
+        *len = t->text_len;
+        return t->text;
+    }
+    *len = t->len;
+    return p->src + t->off;
+}
+
+/* ANTLR's getTokenErrorDisplay: the token's text, quoted, with \n \r \t escaped. */
+static void put_token_display(sbuf *b, const parser *p, const tok *t)
+{
+    sb_puts(b, "'");
+    if (t->kind == TK_EOF) {
+        sb_puts(b, "<EOF>");
+    } else {
+        size_t n;
+        const char *s = tok_text(p, t, &n);
+        for (size_t i = 0; i < n; i++) {
+            char c = s[i];
+            if (c == '\n' || c == '\r' || c == '\t')
+                sb_puts(b, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
+            else
+                sb_put(b, &c, 1);
+        }
+    }
+    sb_puts(b, "'");
+}
+
+static long units_of(const char *s, size_t n)
+{
+    long u = 0;
+    for (size_t i = 0; i < n; i++)
+        u += byte_units((unsigned char)s[i]);
+    return u;
+}
+
+/* Byte offset in a line of UTF-16 column `units`; -1 if the line is shorter. */
+static long units_to_byte(const char *ln, size_t len, long units)
+{
+    size_t i = 0;
+    long u = 0;
+    while (u < units) {
+        if (i >= len)
+            return -1;
+        u += byte_units((unsigned char)ln[i++]);
+    }
+    while (i < len && byte_units((unsigned char)ln[i]) == 0)
+        i++;
+    return (long)i;
+}
+
+typedef struct snippet_toks {
+    const tok *from, *to, *off;
+    long to_end; /* column after the last token */
+} snippet_toks;
+
+/*
+ * One line of the snippet, as ErrorCollector edits it: cut after the last
+ * token, brackets around the offending token, cut before the first token.
+ * Returns 0 where Java's substring would throw (Cassandra then has no
+ * snippet either; a token's text may be shorter than its source).
+ */
+static int snippet_line(const parser *p, sbuf *b, size_t ls, size_t le, int line,
+                        const snippet_toks *st)
+{
+    const char *ln = p->src + ls;
+    size_t len = le - ls;
+    long end = units_of(ln, len), lb = -1, rb = -1, start = 0;
+    if (line == st->to->line && st->to_end < end)
+        end = st->to_end;
+    if (line == st->off->line) {
+        size_t n;
+        const char *s = tok_text(p, st->off, &n);
+        lb = st->off->col;
+        rb = lb + units_of(s, n);
+        if (rb > end)
+            return 0;
+    }
+    if (line == st->from->line) {
+        start = st->from->col;
+        if (start > end || (lb >= 0 && start > lb))
+            return 0;
+    }
+    long bs = units_to_byte(ln, len, start), be = units_to_byte(ln, len, end);
+    long bl = lb >= 0 ? units_to_byte(ln, len, lb) : -1;
+    long br = rb >= 0 ? units_to_byte(ln, len, rb) : -1;
+    if (bs < 0 || be < 0 || (lb >= 0 && (bl < 0 || br < 0)))
+        return 0;
+    if (lb < 0) {
+        sb_put(b, ln + bs, (size_t)(be - bs));
+        return 1;
+    }
+    sb_put(b, ln + bs, (size_t)(bl - bs));
+    sb_puts(b, "[");
+    sb_put(b, ln + bl, (size_t)(br - bl));
+    sb_puts(b, "]");
+    sb_put(b, ln + br, (size_t)(be - br));
+    return 1;
+}
+
+/* Cassandra's ErrorCollector snippet: " (...tokens [offending] tokens...)". */
+static void append_snippet(const parser *p, sbuf *b, int at)
+{
+    int from = at - 10 < 0 ? 0 : at - 10;
+    int to = at + 2 < p->fetched ? at + 2 : p->fetched;
+    snippet_toks st = {&p->toks[from], &p->toks[to], &p->toks[at], 0};
+    if (st.from->line <= 0 || st.to->line <= 0 || st.off->line <= 0)
+        return; /* the position-less EOF token: Cassandra prints no snippet */
+    size_t n;
+    const char *s = tok_text(p, st.to, &n);
+    st.to_end = st.to->col + units_of(s, n);
+    /* The query split on '\n' as Java does, which drops trailing empty lines. */
+    size_t e = p->len;
+    while (e > 0 && p->src[e - 1] == '\n')
+        e--;
+    int n_lines = 1;
+    for (size_t i = 0; i < e; i++)
+        n_lines += p->src[i] == '\n';
+    size_t last = e;
+    while (last > 0 && p->src[last - 1] != '\n')
+        last--;
+    if (st.to->line > n_lines)
+        return;
+    char buf[400];
+    sbuf out = {buf, sizeof buf, 0};
+    buf[0] = 0;
+    sb_puts(&out, " (");
+    if (!(st.from->line == 1 && st.from->col == 0))
+        sb_puts(&out, "...");
+    size_t ls = st.from->line_off;
+    for (int line = st.from->line; line <= st.to->line; line++) {
+        size_t le = ls;
+        while (le < p->len && p->src[le] != '\n')
+            le++;
+        if (!snippet_line(p, &out, ls, le, line, &st))
+            return;
+        ls = le + 1;
+    }
+    if (!(st.to->line == n_lines && st.to_end == units_of(p->src + last, e - last)))
+        sb_puts(&out, "...");
+    sb_puts(&out, ")");
+    sb_puts(b, buf);
+}
+
+/*
+ * A syntax error as ANTLR reports it: the message names LT(k), the snippet
+ * is centred on LT(1) (ANTLR rewinds to the decision's start).
+ */
+static void fail_antlr(parser *p, int k, const char *expecting)
+{
+    const tok *t = lt(p, k);
+    if (p->speculating || p->code) {
+        p->failed = 1;
+        return;
+    }
+    char msg[512];
+    sbuf b = {msg, sizeof msg, 0};
+    msg[0] = 0;
+    sb_printf(&b, "line %d:%d ", t->line, t->col);
+    sb_puts(&b, expecting ? "mismatched input " : "no viable alternative at input ");
+    put_token_display(&b, p, t);
+    if (expecting) {
+        sb_puts(&b, " expecting ");
+        sb_puts(&b, expecting);
+    }
+    append_snippet(p, &b, p->on[p->pos]);
+    record(p, ENG_E_SYNTAX, msg);
+}
+
+static void fail_noviable(parser *p, int k)
+{
+    fail_antlr(p, k, NULL);
+}
+
+static void fail_expecting(parser *p, const char *expecting)
+{
+    fail_antlr(p, 1, expecting);
+}
+
+/* An error of a grammar action (or of cassette): exact text, no position. */
+static void fail_text(parser *p, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail_text(parser *p, int code, const char *fmt, ...)
+{
+    if (p->speculating || p->code) {
+        p->failed = 1;
+        return;
+    }
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    record(p, code, msg);
+}
+
+static void fail_nomem(parser *p)
+{
+    record(p, ENG_E_NOMEM, "out of memory"); /* even while speculating: it is real */
+}
+
+static void fail_depth(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (p->speculating || p->code) {
+        p->failed = 1;
+        return;
+    }
+    char msg[512];
+    sbuf b = {msg, sizeof msg, 0};
+    msg[0] = 0;
+    sb_printf(&b, "line %d:%d expression nested too deeply at input ", t->line, t->col);
+    put_token_display(&b, p, t);
+    record(p, ENG_E_SYNTAX, msg);
+}
+
+static int enter(parser *p)
+{
+    if (p->depth >= MAX_DEPTH) {
+        fail_depth(p);
+        return -1;
+    }
+    p->depth++;
+    return 0;
+}
+
+static void leave(parser *p)
+{
+    p->depth--;
+}
+
+/*
+ * Tries an alternative without committing: ANTLR's syntactic predicates
+ * ((K_JSON selectClause)=> ...). Consumes nothing, records nothing, numbers
+ * no bind marker; returns 1 if `fn` parsed without failing.
+ */
+typedef void (*spec_fn)(parser *p, void *arg);
+
+static int speculate(parser *p, spec_fn fn, void *arg)
+{
+    int pos = p->pos, binds = p->n_binds, depth = p->depth, spec = p->speculating;
+    int failed = p->failed;
+    p->speculating = 1;
+    p->failed = 0;
+    fn(p, arg);
+    int ok = !p->failed;
+    p->pos = pos;
+    p->n_binds = binds;
+    p->depth = depth;
+    p->speculating = spec;
+    p->failed = failed || p->code; /* a lexer error or OOM met on the way is real */
+    return ok && !p->code;
+}
+
+/* ---- token tests and expectations ---- */
+
+static int is_p(const tok *t, int punct)
+{
+    return t->kind == TK_PUNCT && t->punct == punct;
+}
+
+static int is_kw(const tok *t, int kw)
+{
+    return t->kind == TK_IDENT && t->kw == kw;
+}
+
+static const char *punct_name(int punct)
+{
+    switch (punct) {
+    case '(':
+        return "'('";
+    case ')':
+        return "')'";
+    case '[':
+        return "'['";
+    case ']':
+        return "']'";
+    case '{':
+        return "'{'";
+    case '}':
+        return "'}'";
+    case ',':
+        return "','";
+    case ':':
+        return "':'";
+    case '=':
+        return "'='";
+    case '<':
+        return "'<'";
+    case '>':
+        return "'>'";
+    case '.':
+        return "'.'";
+    default:
+        return "set null";
+    }
+}
+
+static int expect_p(parser *p, int punct)
+{
+    if (!is_p(lt(p, 1), punct)) {
+        fail_expecting(p, punct_name(punct));
+        return -1;
+    }
+    advance(p);
+    return 0;
+}
+
+static int expect_kw(parser *p, int kw)
+{
+    if (!is_kw(lt(p, 1), kw)) {
+        fail_expecting(p, kw_info[kw].name);
+        return -1;
+    }
+    advance(p);
+    return 0;
+}
+
+static int accept_kw(parser *p, int kw)
+{
+    if (!is_kw(lt(p, 1), kw))
+        return 0;
+    advance(p);
+    return 1;
+}
+
+static int accept_p(parser *p, int punct)
+{
+    if (!is_p(lt(p, 1), punct))
+        return 0;
+    advance(p);
+    return 1;
+}
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        if ((expr) < 0)                                                                            \
+            return -1;                                                                             \
+    } while (0)
+
+/* ---- allocation ---- */
+
+static void *mk(parser *p, size_t n)
+{
+    void *m = eng_arena_alloc(p->arena, n ? n : 1);
+    if (!m) {
+        fail_nomem(p);
+        return NULL;
+    }
+    memset(m, 0, n ? n : 1);
+    return m;
+}
+
+static char *dup_str(parser *p, const char *s, size_t n)
+{
+    char *d = mk(p, n + 1);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static char *dup_lower(parser *p, const char *s, size_t n)
+{
+    char *d = dup_str(p, s, n);
+    for (size_t i = 0; d && i < n; i++)
+        d[i] = (char)lower_ascii((unsigned char)d[i]);
+    return d;
+}
+
+/* A growable array in the arena (the old copy is left behind, as arenas do). */
+typedef struct vec {
+    char *a;
+    int n, cap;
+} vec;
+
+static void *vec_push(parser *p, vec *v, size_t size)
+{
+    if (v->n == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 4;
+        char *a = v->cap < INT_MAX / 4 ? mk(p, size * (size_t)cap) : NULL;
+        if (!a) {
+            if (v->cap >= INT_MAX / 4)
+                fail_nomem(p);
+            return NULL;
+        }
+        if (v->n)
+            memcpy(a, v->a, size * (size_t)v->n);
+        v->a = a;
+        v->cap = cap;
+    }
+    void *slot = v->a + size * (size_t)v->n++;
+    memset(slot, 0, size);
+    return slot;
+}
+
+static int push_ptr(parser *p, vec *v, const void *ptr)
+{
+    const void **slot = vec_push(p, v, sizeof ptr);
+    if (!slot)
+        return -1;
+    *slot = ptr;
+    return 0;
+}
+
+/* ---- names ---- */
+
+enum name_class {
+    NC_IDENT,     /* ident, noncol_ident, fident, sident, ksName, cfName */
+    NC_CIDENT,    /* cident: ident or "" */
+    NC_FUNC,      /* allowedFunctionName */
+    NC_TYPE_NAME, /* non_type_ident */
+};
+
+static int is_name(const tok *t, int nc)
+{
+    if (t->kind == TK_QNAME)
+        return 1;
+    if (t->kind == TK_EMPTY_QNAME)
+        return nc == NC_CIDENT;
+    if (t->kind != TK_IDENT)
+        return 0;
+    if (t->kw == KW_NONE)
+        return 1;
+    int cls = kw_info[t->kw].cls;
+    switch (nc) {
+    case NC_FUNC:
+        return cls == KU || cls == KT || t->kw == KW_TOKEN || t->kw == KW_COUNT;
+    case NC_TYPE_NAME:
+        return cls == KU || t->kw == KW_KEY;
+    default:
+        return cls != KR;
+    }
+}
+
+/* Unquoted names are case-insensitive (stored lower-cased), quoted ones exact. */
+static const char *name_text(parser *p, const tok *t)
+{
+    if (t->kind == TK_QNAME)
+        return t->text;
+    if (t->kind == TK_EMPTY_QNAME)
+        return "";
+    return dup_lower(p, p->src + t->off, t->len);
+}
+
+static const char *take_name(parser *p, int nc)
+{
+    const tok *t = lt(p, 1);
+    if (!is_name(t, nc)) {
+        fail_noviable(p, 1);
+        return NULL;
+    }
+    const char *s = name_text(p, t);
+    if (s)
+        advance(p);
+    return s;
+}
+
+static void set_pos(int *line, int *col, const tok *t)
+{
+    *line = t->line;
+    *col = t->col + 1;
+}
+
+/*
+ * What may follow a table name anywhere in Cassandra's grammar: ANTLR
+ * decides `(ksName '.')? cfName` on the token after the name, so anything
+ * else is "no viable alternative" at that token.
+ */
+static int follows_table_name(const tok *t)
+{
+    static const int kws[] = {KW_WHERE,   KW_GROUP, KW_ORDER, KW_PER,  KW_LIMIT,
+                              KW_ALLOW,   KW_JSON,  KW_USING, KW_SET,  KW_AS,
+                              KW_PRIMARY, KW_ALTER, KW_ADD,   KW_DROP, KW_RENAME,
+                              KW_WITH,    KW_TO,    KW_FROM,  KW_OF,   KW_NORECURSIVE};
+    if (t->kind == TK_EOF || is_p(t, '.') || is_p(t, ';') || is_p(t, '('))
+        return 1;
+    for (size_t i = 0; i < ENG_ARRAY_LEN(kws); i++)
+        if (is_kw(t, kws[i]))
+            return 1;
+    return 0;
+}
+
+/* ksName / cfName: a name, or a bind marker that Cassandra's grammar refuses by name. */
+static const char *take_object_name(parser *p, const char *what)
+{
+    if (lt(p, 1)->kind == TK_QMARK) {
+        fail_text(p, ENG_E_SYNTAX, "Bind variables cannot be used for %s names", what);
+        return NULL;
+    }
+    return take_name(p, NC_IDENT);
+}
+
+static int parse_table_name(parser *p, cql_qname *q)
+{
+    const tok *t = lt(p, 1);
+    set_pos(&q->line, &q->col, t);
+    if (!is_name(t, NC_IDENT) && t->kind != TK_QMARK) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    if (is_p(lt(p, 2), '.')) {
+        q->ks = take_object_name(p, "keyspace");
+        if (!q->ks)
+            return -1;
+        advance(p);
+    } else if (!follows_table_name(lt(p, 2))) {
+        fail_noviable(p, 2);
+        return -1;
+    }
+    q->name = take_object_name(p, "table");
+    return q->name ? 0 : -1;
+}
+
+static const char *parse_keyspace_name(parser *p)
+{
+    return take_object_name(p, "keyspace");
+}
+
+/* ---- types ---- */
+
+static cql_typeref *new_typeref(parser *p, const tok *at, const char *name)
+{
+    cql_typeref *t = mk(p, sizeof *t);
+    if (t) {
+        t->name = name;
+        set_pos(&t->line, &t->col, at);
+    }
+    return t;
+}
+
+static cql_typeref *parse_type(parser *p);
+static cql_typeref *parse_type_ex(parser *p, int *native);
+
+/* '<' type, ... '>': exactly `n` types, or one or more if n is 0 (tuple<...>). */
+static int parse_type_args(parser *p, cql_typeref *t, int n)
+{
+    vec args = {0};
+    TRY(expect_p(p, '<'));
+    for (int i = 1;; i++) {
+        cql_typeref *a = parse_type(p);
+        if (!a || push_ptr(p, &args, a) < 0)
+            return -1;
+        if (n ? i == n : !is_p(lt(p, 1), ','))
+            break;
+        TRY(expect_p(p, ','));
+    }
+    TRY(expect_p(p, '>'));
+    t->args = (cql_typeref **)args.a;
+    t->n_args = args.n;
+    return 0;
+}
+
+/* Names Parser.g keeps for future types (checked case-sensitively, as there). */
+static int reserved_type_name(const char *s, size_t n)
+{
+    static const char *const names[] = {"byte",     "complex", "enum",     "date",
+                                        "interval", "macaddr", "bitstring"};
+    for (size_t i = 0; i < ENG_ARRAY_LEN(names); i++)
+        if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* userTypeName: (noncol_ident '.')? non_type_ident */
+static int parse_udt_name(parser *p, const char **ks, const char **name)
+{
+    *ks = NULL;
+    if (is_p(lt(p, 2), '.')) {
+        if (!(*ks = take_name(p, NC_IDENT)))
+            return -1;
+        advance(p);
+    }
+    const tok *t = lt(p, 1);
+    if (!is_name(t, NC_TYPE_NAME)) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    if (t->kind == TK_IDENT && t->kw == KW_NONE && reserved_type_name(p->src + t->off, t->len)) {
+        fail_text(p, ENG_E_SYNTAX, "Invalid (reserved) user type name %.*s", (int)t->len,
+                  p->src + t->off);
+        return -1;
+    }
+    *name = name_text(p, t);
+    if (!*name)
+        return -1;
+    advance(p);
+    return 0;
+}
+
+static int is_native_type(const tok *t)
+{
+    return t->kind == TK_IDENT && t->kw != KW_NONE && kw_info[t->kw].cls == KT;
+}
+
+/* frozen '<' type '>': Cassandra freezes after matching '>' and refuses scalars. */
+static cql_typeref *parse_frozen(parser *p, cql_typeref *r)
+{
+    int native;
+    cql_typeref **args = mk(p, sizeof *args);
+    if (!args || expect_p(p, '<') < 0 || !(args[0] = parse_type_ex(p, &native)) ||
+        expect_p(p, '>') < 0)
+        return NULL;
+    if (native || args[0]->custom) {
+        const char *q = native ? "" : "'";
+        fail_text(p, ENG_E_SYNTAX,
+                  "frozen<> is only allowed on collections, tuples, and user-defined types "
+                  "(got %s%s%s)",
+                  q, args[0]->name, q);
+        return NULL;
+    }
+    r->args = args;
+    r->n_args = 1;
+    return r;
+}
+
+static int is_parametrized_type(const tok *t)
+{
+    return is_kw(t, KW_MAP) || is_kw(t, KW_LIST) || is_kw(t, KW_SET) || is_kw(t, KW_TUPLE) ||
+           is_kw(t, KW_FROZEN);
+}
+
+/* comparatorType; *native tells frozen<> whether the type is a scalar. */
+static cql_typeref *parse_type_ex(parser *p, int *native)
+{
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    cql_typeref *r = NULL;
+    *native = 0;
+    if (enter(p) < 0)
+        return NULL;
+    if (t->kind == TK_STRING) {
+        if ((r = new_typeref(p, t, t->text)) != NULL) {
+            r->custom = t->text;
+            advance(p);
+        }
+    } else if (is_native_type(t) && !is_p(t2, '.')) {
+        *native = 1;
+        if ((r = new_typeref(p, t, name_text(p, t))) != NULL && r->name)
+            advance(p);
+    } else if (is_parametrized_type(t) && is_p(t2, '<')) {
+        if ((r = new_typeref(p, t, name_text(p, t))) != NULL && r->name) {
+            advance(p);
+            if (is_kw(t, KW_FROZEN))
+                r = parse_frozen(p, r);
+            else if (parse_type_args(p, r, is_kw(t, KW_MAP) ? 2 : is_kw(t, KW_TUPLE) ? 0 : 1) < 0)
+                r = NULL;
+        }
+    } else if (is_name(t, NC_IDENT)) {
+        const char *ks, *name;
+        if (parse_udt_name(p, &ks, &name) == 0 && (r = new_typeref(p, t, name)) != NULL)
+            r->ks = ks;
+    } else {
+        fail_noviable(p, 1);
+    }
+    leave(p);
+    return p->failed ? NULL : r;
+}
+
+static cql_typeref *parse_type(parser *p)
+{
+    int native;
+    return parse_type_ex(p, &native);
+}
+
+static cql_typeref *parse_native_type(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (!is_native_type(t)) {
+        fail_noviable(p, 1);
+        return NULL;
+    }
+    cql_typeref *r = new_typeref(p, t, name_text(p, t));
+    if (!r || !r->name)
+        return NULL;
+    advance(p);
+    return r;
+}
+
+/* ---- terms ---- */
+
+static cql_term *new_term(parser *p, int kind, const tok *at)
+{
+    cql_term *t = mk(p, sizeof *t);
+    if (t) {
+        t->kind = kind;
+        set_pos(&t->line, &t->col, at);
+    }
+    return t;
+}
+
+static void set_items(cql_term *t, const vec *items)
+{
+    t->items = (cql_term **)items->a;
+    t->n_items = items->n;
+}
+
+static cql_term *new_bind(parser *p, const tok *at, const char *name)
+{
+    cql_term *t = new_term(p, CQL_T_BIND, at);
+    if (t) {
+        t->name = name;
+        t->bind_index = p->n_binds++;
+    }
+    return t;
+}
+
+/* '?' or ':' name */
+static cql_term *parse_bind(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind == TK_QMARK) {
+        advance(p);
+        return new_bind(p, t, NULL);
+    }
+    if (!is_p(t, ':')) {
+        fail_noviable(p, 1);
+        return NULL;
+    }
+    advance(p);
+    const char *name = take_name(p, NC_IDENT);
+    return name ? new_bind(p, t, name) : NULL;
+}
+
+static int is_bind_start(const tok *t)
+{
+    return t->kind == TK_QMARK || is_p(t, ':');
+}
+
+static int is_constant(const tok *t)
+{
+    switch (t->kind) {
+    case TK_STRING:
+    case TK_INTEGER:
+    case TK_FLOAT:
+    case TK_BOOLEAN:
+    case TK_DURATION:
+    case TK_UUID:
+    case TK_HEX:
+    case TK_NEG_NAN:
+    case TK_NEG_INF:
+        return 1;
+    default:
+        return is_kw(t, KW_POSITIVE_NAN) || is_kw(t, KW_POSITIVE_INFINITY);
+    }
+}
+
+static cql_term *parse_constant(parser *p)
+{
+    const tok *t = lt(p, 1);
+    static const int kinds[] = {
+        [TK_STRING] = CQL_T_STRING,   [TK_INTEGER] = CQL_T_INTEGER,   [TK_FLOAT] = CQL_T_FLOAT,
+        [TK_BOOLEAN] = CQL_T_BOOLEAN, [TK_DURATION] = CQL_T_DURATION, [TK_UUID] = CQL_T_UUID,
+        [TK_HEX] = CQL_T_HEX,         [TK_NEG_NAN] = CQL_T_FLOAT,     [TK_NEG_INF] = CQL_T_FLOAT,
+        [TK_IDENT] = CQL_T_FLOAT, /* NaN, Infinity */
+    };
+    cql_term *r = new_term(p, kinds[t->kind], t);
+    if (!r)
+        return NULL;
+    const char *s = p->src + t->off;
+    size_t n = t->len;
+    switch (t->kind) {
+    case TK_STRING:
+        r->text = t->text;
+        r->len = t->text_len;
+        break;
+    case TK_BOOLEAN:
+        r->text = lower_ascii((unsigned char)s[0]) == 't' ? "true" : "false";
+        break;
+    case TK_HEX:
+        r->text = dup_str(p, s + 2, n - 2);
+        break;
+    case TK_NEG_NAN:
+        r->text = "NaN"; /* Cassandra reads -NaN as NaN */
+        break;
+    case TK_NEG_INF:
+        r->text = "-Infinity";
+        break;
+    case TK_IDENT:
+        r->text = t->kw == KW_POSITIVE_NAN ? "NaN" : "Infinity";
+        break;
+    default:
+        r->text = dup_str(p, s, n);
+    }
+    if (!r->text)
+        return NULL;
+    if (t->kind != TK_STRING)
+        r->len = strlen(r->text);
+    advance(p);
+    return r;
+}
+
+/* An operator call: Cassandra's parser turns `a + b` into system._add(a, b). */
+static cql_term *new_op(parser *p, const tok *at, const char *fn, cql_term *a, cql_term *b)
+{
+    cql_term *t = new_term(p, CQL_T_FUNCTION, at);
+    cql_term **items = mk(p, 2 * sizeof *items);
+    if (!t || !items)
+        return NULL;
+    t->name = fn;
+    t->ks = "system";
+    items[0] = a;
+    items[1] = b;
+    t->items = items;
+    t->n_items = b ? 2 : 1;
+    return t;
+}
+
+/* '-' x: folded into a number or duration literal, else system._negate(x). */
+static cql_term *negate(parser *p, const tok *minus, cql_term *x)
+{
+    if ((x->kind == CQL_T_INTEGER || x->kind == CQL_T_FLOAT || x->kind == CQL_T_DURATION) &&
+        x->text[0] != '-') {
+        if (strcmp(x->text, "NaN") == 0)
+            return x;
+        char *s = mk(p, x->len + 2);
+        if (!s)
+            return NULL;
+        s[0] = '-';
+        memcpy(s + 1, x->text, x->len);
+        x->text = s;
+        x->len++;
+        set_pos(&x->line, &x->col, minus);
+        return x;
+    }
+    return new_op(p, minus, "_negate", x, NULL);
+}
+
+static cql_term *parse_term(parser *p);
+static cql_term *parse_simple_term(parser *p);
+
+/* '(' term (',' term)* ')' */
+static cql_term *parse_tuple(parser *p)
+{
+    const tok *at = lt(p, 1);
+    vec items = {0};
+    if (expect_p(p, '(') < 0)
+        return NULL;
+    do {
+        cql_term *t = parse_term(p);
+        if (!t || push_ptr(p, &items, t) < 0)
+            return NULL;
+    } while (accept_p(p, ','));
+    if (expect_p(p, ')') < 0)
+        return NULL;
+    cql_term *r = new_term(p, CQL_T_TUPLE, at);
+    if (r)
+        set_items(r, &items);
+    return r;
+}
+
+/* [a, b], {a, b}, {k: v}, {} (an empty map), {field: v} */
+static cql_term *parse_collection(parser *p)
+{
+    const tok *at = lt(p, 1);
+    vec items = {0}, names = {0};
+    cql_term *r;
+    if (accept_p(p, '[')) {
+        if (!(r = new_term(p, CQL_T_LIST, at)))
+            return NULL;
+        if (!is_p(lt(p, 1), ']')) {
+            do {
+                cql_term *t = parse_term(p);
+                if (!t || push_ptr(p, &items, t) < 0)
+                    return NULL;
+            } while (accept_p(p, ','));
+        }
+        if (expect_p(p, ']') < 0)
+            return NULL;
+        set_items(r, &items);
+        return r;
+    }
+    if (expect_p(p, '{') < 0 || !(r = new_term(p, CQL_T_MAP, at)))
+        return NULL;
+    if (accept_p(p, '}'))
+        return r;
+    if (is_name(lt(p, 1), NC_IDENT) && is_p(lt(p, 2), ':')) {
+        /* A user type literal: fields are identifiers, which are not terms. */
+        r->kind = CQL_T_UDT;
+        do {
+            const char *f = take_name(p, NC_IDENT);
+            cql_term *v = f && expect_p(p, ':') == 0 ? parse_term(p) : NULL;
+            if (!v || push_ptr(p, &names, f) < 0 || push_ptr(p, &items, v) < 0)
+                return NULL;
+        } while (accept_p(p, ','));
+        r->names = (const char **)names.a;
+    } else {
+        int is_map = 0;
+        for (int i = 0;; i++) {
+            cql_term *k = parse_term(p);
+            if (!k || push_ptr(p, &items, k) < 0)
+                return NULL;
+            if (i == 0)
+                is_map = is_p(lt(p, 1), ':');
+            if (is_map) {
+                cql_term *v = expect_p(p, ':') == 0 ? parse_term(p) : NULL;
+                if (!v || push_ptr(p, &items, v) < 0)
+                    return NULL;
+            }
+            if (!accept_p(p, ','))
+                break;
+        }
+        r->kind = is_map ? CQL_T_MAP : CQL_T_SET;
+    }
+    if (expect_p(p, '}') < 0)
+        return NULL;
+    set_items(r, &items);
+    return r;
+}
+
+/*
+ * functionName: (ks '.')? name, with the '(' that must follow checked too:
+ * ANTLR decides on those tokens and reports the first that does not fit.
+ */
+static int parse_function_name(parser *p, const char **ks, const char **name)
+{
+    *ks = NULL;
+    if (is_p(lt(p, 2), '.')) {
+        if (!is_name(lt(p, 1), NC_IDENT)) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        if (!is_name(lt(p, 3), NC_FUNC) || !is_p(lt(p, 4), '(')) {
+            fail_noviable(p, is_name(lt(p, 3), NC_FUNC) ? 4 : 3);
+            return -1;
+        }
+        if (!(*ks = name_text(p, lt(p, 1))))
+            return -1;
+        advance(p);
+        advance(p);
+    } else if (!is_name(lt(p, 1), NC_FUNC) || !is_p(lt(p, 2), '(')) {
+        fail_noviable(p, is_name(lt(p, 1), NC_FUNC) ? 2 : 1);
+        return -1;
+    }
+    if (!(*name = name_text(p, lt(p, 1))))
+        return -1;
+    advance(p);
+    return 0;
+}
+
+static cql_term *parse_function(parser *p)
+{
+    const tok *at = lt(p, 1);
+    vec args = {0};
+    const char *ks, *name;
+    if (parse_function_name(p, &ks, &name) < 0 || expect_p(p, '(') < 0)
+        return NULL;
+    if (!is_p(lt(p, 1), ')')) {
+        do {
+            cql_term *a = parse_term(p);
+            if (!a || push_ptr(p, &args, a) < 0)
+                return NULL;
+        } while (accept_p(p, ','));
+    }
+    if (expect_p(p, ')') < 0)
+        return NULL;
+    cql_term *r = new_term(p, CQL_T_FUNCTION, at);
+    if (r) {
+        r->ks = ks;
+        r->name = name;
+        set_items(r, &args);
+    }
+    return r;
+}
+
+static int can_start_simple_term(const tok *t)
+{
+    return is_constant(t) || is_kw(t, KW_NULL) || is_bind_start(t) || is_p(t, '(') ||
+           is_p(t, '[') || is_p(t, '{') || is_name(t, NC_IDENT) || is_name(t, NC_FUNC);
+}
+
+/* The type hint alternative, '(' type ')' followed by what may start its operand. */
+static void spec_term_hint(parser *p, void *arg)
+{
+    (void)arg;
+    advance(p);
+    if (parse_type(p) && expect_p(p, ')') == 0 && !can_start_simple_term(lt(p, 1)))
+        p->failed = 1;
+}
+
+static cql_term *parse_hint_rest(parser *p, const tok *at, cql_term *(*operand)(parser *))
+{
+    cql_term *r = new_term(p, CQL_T_HINT, at);
+    if (!r || expect_p(p, '(') < 0 || !(r->type = parse_type(p)) || expect_p(p, ')') < 0)
+        return NULL;
+    cql_term *x = operand(p);
+    cql_term **items = x ? mk(p, sizeof *items) : NULL;
+    if (!items)
+        return NULL;
+    items[0] = x;
+    r->items = items;
+    r->n_items = 1;
+    return r;
+}
+
+/* CAST '(' operand AS native_type ')' */
+static cql_term *parse_cast(parser *p, cql_term *(*operand)(parser *))
+{
+    const tok *at = lt(p, 1);
+    cql_term *r = new_term(p, CQL_T_CAST, at);
+    if (!r)
+        return NULL;
+    advance(p);
+    cql_term *x = expect_p(p, '(') == 0 ? operand(p) : NULL;
+    cql_term **items = x ? mk(p, sizeof *items) : NULL;
+    if (!items || expect_kw(p, KW_AS) < 0 || !(r->type = parse_native_type(p)) ||
+        expect_p(p, ')') < 0)
+        return NULL;
+    items[0] = x;
+    r->items = items;
+    r->n_items = 1;
+    return r;
+}
+
+/* simpleTerm: value | function | '(' type ')' simpleTerm | CAST '(' simpleTerm AS type ')' */
+static cql_term *parse_simple_term(parser *p)
+{
+    const tok *t = lt(p, 1);
+    cql_term *r = NULL;
+    if (enter(p) < 0)
+        return NULL;
+    if (is_constant(t)) {
+        r = parse_constant(p);
+    } else if (is_kw(t, KW_NULL)) {
+        if ((r = new_term(p, CQL_T_NULL, t)) != NULL) {
+            r->text = "null";
+            r->len = 4;
+            advance(p);
+        }
+    } else if (is_bind_start(t)) {
+        r = parse_bind(p);
+    } else if (is_p(t, '[') || is_p(t, '{')) {
+        r = parse_collection(p);
+    } else if (is_p(t, '(')) {
+        r = speculate(p, spec_term_hint, NULL) ? parse_hint_rest(p, t, parse_simple_term)
+                                               : parse_tuple(p);
+    } else if (is_kw(t, KW_CAST) && is_p(lt(p, 2), '(')) {
+        r = parse_cast(p, parse_simple_term);
+    } else if (is_name(t, NC_IDENT) || is_name(t, NC_FUNC)) {
+        r = parse_function(p);
+    } else {
+        fail_noviable(p, 1);
+    }
+    leave(p);
+    return p->failed ? NULL : r;
+}
+
+/* termGroup: simpleTerm | '-' simpleTerm */
+static cql_term *parse_term_group(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (!is_p(t, '-'))
+        return parse_simple_term(p);
+    advance(p);
+    cql_term *x = parse_simple_term(p);
+    return x ? negate(p, t, x) : NULL;
+}
+
+static const char *mult_op(const tok *t)
+{
+    return is_p(t, '*') ? "_multiply" : is_p(t, '/') ? "_divide" : is_p(t, '%') ? "_modulo" : NULL;
+}
+
+static cql_term *parse_term_mult(parser *p)
+{
+    cql_term *l = parse_term_group(p);
+    for (int n = 0; l; n++) {
+        const tok *t = lt(p, 1);
+        const char *fn = mult_op(t);
+        if (!fn)
+            break;
+        if (n >= MAX_DEPTH) {
+            fail_depth(p);
+            return NULL;
+        }
+        advance(p);
+        cql_term *r = parse_term_group(p);
+        l = r ? new_op(p, t, fn, l, r) : NULL;
+    }
+    return l;
+}
+
+/*
+ * term: termMultiplication (('+' | '-') termMultiplication)*. A '+' followed
+ * by a column name ends the term: `SET l = [1] + l` prepends.
+ */
+static cql_term *parse_term(parser *p)
+{
+    cql_term *l = parse_term_mult(p);
+    for (int n = 0; l; n++) {
+        const tok *t = lt(p, 1);
+        if (!is_p(t, '+') && !is_p(t, '-'))
+            break;
+        if (is_p(t, '+') && is_name(lt(p, 2), NC_CIDENT) && !is_p(lt(p, 3), '(') &&
+            !is_p(lt(p, 3), '.'))
+            break;
+        if (n >= MAX_DEPTH) {
+            fail_depth(p);
+            return NULL;
+        }
+        advance(p);
+        cql_term *r = parse_term_mult(p);
+        l = r ? new_op(p, t, is_p(t, '+') ? "_add" : "_substract", l, r) : NULL;
+    }
+    return l;
+}
+
+/* intValue: INTEGER | bind marker (LIMIT, USING TTL / TIMESTAMP) */
+static cql_term *parse_int_value(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind == TK_INTEGER)
+        return parse_constant(p);
+    if (is_bind_start(t))
+        return parse_bind(p);
+    fail_noviable(p, 1);
+    return NULL;
+}
+
+/* ---- selectors ---- */
+
+static cql_term *parse_sel(parser *p);
+static cql_term *parse_sel_nofield(parser *p);
+
+/* Selectors up to `close`, separated by commas (none if `close` comes first and may_be_empty). */
+static int parse_sel_items(parser *p, vec *items, int close, int may_be_empty)
+{
+    if (!(may_be_empty && is_p(lt(p, 1), close))) {
+        do {
+            cql_term *t = parse_sel(p);
+            if (!t || push_ptr(p, items, t) < 0)
+                return -1;
+        } while (accept_p(p, ','));
+    }
+    return expect_p(p, close);
+}
+
+static cql_term *new_function(parser *p, const tok *at, const char *name, cql_term *arg)
+{
+    cql_term *t = new_term(p, CQL_T_FUNCTION, at);
+    cql_term **items = mk(p, sizeof *items);
+    if (!t || !items)
+        return NULL;
+    t->name = name;
+    items[0] = arg;
+    t->items = items;
+    t->n_items = 1;
+    return t;
+}
+
+/* count(*), writetime(c), ttl(c): fixed forms of Parser.g's selectionFunction. */
+static cql_term *parse_sel_special(parser *p, const tok *t)
+{
+    if (is_kw(t, KW_COUNT)) {
+        const tok *star = lt(p, 3);
+        advance(p);
+        advance(p);
+        advance(p);
+        cql_term *s = new_term(p, CQL_T_STAR, star);
+        if (!s || expect_p(p, ')') < 0)
+            return NULL;
+        s->text = "*";
+        s->len = 1;
+        return new_function(p, t, "count", s);
+    }
+    advance(p);
+    advance(p);
+    const tok *ct = lt(p, 1);
+    const char *col = take_name(p, NC_IDENT);
+    cql_term *c = col ? new_term(p, CQL_T_COLUMN, ct) : NULL;
+    if (!c || expect_p(p, ')') < 0)
+        return NULL;
+    c->text = col;
+    c->len = strlen(col);
+    return new_function(p, t, is_kw(t, KW_TTL) ? "ttl" : "writetime", c);
+}
+
+static int starts_sel_function(parser *p)
+{
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    if (is_p(t2, '('))
+        return is_name(t, NC_FUNC);
+    return is_p(t2, '.') && is_name(t, NC_IDENT) && is_name(lt(p, 3), NC_FUNC) &&
+           is_p(lt(p, 4), '(');
+}
+
+/* simpleUnaliasedSelector: a column, a literal or a function call. */
+static cql_term *parse_sel_simple(parser *p)
+{
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    if (is_kw(t, KW_COUNT) && is_p(t2, '(') && is_p(lt(p, 3), '*'))
+        return parse_sel_special(p, t);
+    if ((is_kw(t, KW_WRITETIME) || is_kw(t, KW_TTL)) && is_p(t2, '('))
+        return parse_sel_special(p, t);
+    if (is_kw(t, KW_CAST) && is_p(t2, '('))
+        return parse_cast(p, parse_sel);
+    if (starts_sel_function(p)) {
+        const char *ks, *name;
+        vec args = {0};
+        if (parse_function_name(p, &ks, &name) < 0 || expect_p(p, '(') < 0 ||
+            parse_sel_items(p, &args, ')', 1) < 0)
+            return NULL;
+        cql_term *r = new_term(p, CQL_T_FUNCTION, t);
+        if (r) {
+            r->ks = ks;
+            r->name = name;
+            set_items(r, &args);
+        }
+        return r;
+    }
+    if (is_name(t, NC_IDENT)) {
+        cql_term *r = new_term(p, CQL_T_COLUMN, t);
+        if (!r || !(r->text = name_text(p, t)))
+            return NULL;
+        r->len = strlen(r->text);
+        advance(p);
+        return r;
+    }
+    if (is_constant(t) || is_kw(t, KW_NULL) || is_bind_start(t))
+        return parse_simple_term(p);
+    fail_noviable(p, 1);
+    return NULL;
+}
+
+/* {k: v, ...} in a selector is a map, or a UDT literal when every key is a bare name. */
+static cql_term *parse_sel_braces(parser *p, const tok *at)
+{
+    vec items = {0};
+    cql_term *r = new_term(p, CQL_T_MAP, at);
+    if (!r)
+        return NULL;
+    advance(p);
+    if (accept_p(p, '}'))
+        return r;
+    cql_term *first = parse_sel(p);
+    if (!first || push_ptr(p, &items, first) < 0)
+        return NULL;
+    if (!is_p(lt(p, 1), ':')) {
+        r->kind = CQL_T_SET;
+        if (accept_p(p, ',') ? parse_sel_items(p, &items, '}', 0) < 0 : expect_p(p, '}') < 0)
+            return NULL;
+        set_items(r, &items);
+        return r;
+    }
+    int udt = first->kind == CQL_T_COLUMN;
+    for (int i = 0;; i++) {
+        if (i > 0) {
+            cql_term *k = parse_sel(p);
+            if (!k || push_ptr(p, &items, k) < 0)
+                return NULL;
+            udt = udt && k->kind == CQL_T_COLUMN;
+        }
+        cql_term *v = expect_p(p, ':') == 0 ? parse_sel(p) : NULL;
+        if (!v || push_ptr(p, &items, v) < 0)
+            return NULL;
+        if (!accept_p(p, ','))
+            break;
+    }
+    if (expect_p(p, '}') < 0)
+        return NULL;
+    cql_term **kv = (cql_term **)items.a;
+    if (!udt) {
+        set_items(r, &items);
+        return r;
+    }
+    int n = items.n / 2;
+    const char **names = mk(p, (size_t)n * sizeof *names);
+    cql_term **vals = mk(p, (size_t)n * sizeof *vals);
+    if (!names || !vals)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        names[i] = kv[2 * i]->text;
+        vals[i] = kv[2 * i + 1];
+    }
+    r->kind = CQL_T_UDT;
+    r->names = names;
+    r->items = vals;
+    r->n_items = n;
+    return r;
+}
+
+/* selectionGroupWithoutField: type hint, tuple or parenthesised selector, list, set, map */
+static cql_term *parse_sel_nofield(parser *p)
+{
+    const tok *t = lt(p, 1);
+    cql_term *r = NULL;
+    if (enter(p) < 0)
+        return NULL;
+    if (is_p(t, '(') && speculate(p, spec_term_hint, NULL)) {
+        r = parse_hint_rest(p, t, parse_sel_nofield);
+    } else if (is_p(t, '(')) {
+        vec items = {0};
+        advance(p);
+        if (parse_sel_items(p, &items, ')', 0) == 0) {
+            if (items.n == 1)
+                r = ((cql_term **)items.a)[0];
+            else if ((r = new_term(p, CQL_T_TUPLE, t)) != NULL)
+                set_items(r, &items);
+        }
+    } else if (is_p(t, '[')) {
+        vec items = {0};
+        advance(p);
+        if (parse_sel_items(p, &items, ']', 1) == 0 && (r = new_term(p, CQL_T_LIST, t)) != NULL)
+            set_items(r, &items);
+    } else if (is_p(t, '{')) {
+        r = parse_sel_braces(p, t);
+    } else {
+        r = parse_sel_simple(p);
+    }
+    leave(p);
+    return p->failed ? NULL : r;
+}
+
+/* selectionGroup: '-' group | group ('.' field)* */
+static cql_term *parse_sel_group(parser *p)
+{
+    const tok *t = lt(p, 1);
+    cql_term *r = NULL;
+    if (is_p(t, '-')) {
+        if (enter(p) < 0)
+            return NULL;
+        advance(p);
+        cql_term *x = parse_sel_group(p);
+        r = x ? negate(p, t, x) : NULL;
+        leave(p);
+    } else {
+        r = parse_sel_nofield(p);
+        while (r && is_p(lt(p, 1), '.')) {
+            advance(p);
+            const char *f = take_name(p, NC_IDENT);
+            cql_term *fld = f ? new_term(p, CQL_T_FIELD, t) : NULL;
+            cql_term **items = fld ? mk(p, sizeof *items) : NULL;
+            if (items) {
+                fld->text = f;
+                fld->len = strlen(f);
+                items[0] = r;
+                fld->items = items;
+                fld->n_items = 1;
+            }
+            r = items ? fld : NULL;
+        }
+        if (r && is_p(lt(p, 1), '[')) {
+            /* Cassandra 4.1 selects map elements and slices here; ast.h has no node for it. */
+            fail_text(p, ENG_E_INVALID, "Element and slice selections are not supported");
+            r = NULL;
+        }
+    }
+    return p->failed ? NULL : r;
+}
+
+static cql_term *parse_sel_mult(parser *p)
+{
+    cql_term *l = parse_sel_group(p);
+    for (int n = 0; l; n++) {
+        const tok *t = lt(p, 1);
+        const char *fn = mult_op(t);
+        if (!fn)
+            break;
+        if (n >= MAX_DEPTH) {
+            fail_depth(p);
+            return NULL;
+        }
+        advance(p);
+        cql_term *r = parse_sel_group(p);
+        l = r ? new_op(p, t, fn, l, r) : NULL;
+    }
+    return l;
+}
+
+/* unaliasedSelector: selectionMultiplication (('+' | '-') selectionMultiplication)* */
+static cql_term *parse_sel(parser *p)
+{
+    cql_term *l = parse_sel_mult(p);
+    for (int n = 0; l; n++) {
+        const tok *t = lt(p, 1);
+        if (!is_p(t, '+') && !is_p(t, '-'))
+            break;
+        if (n >= MAX_DEPTH) {
+            fail_depth(p);
+            return NULL;
+        }
+        advance(p);
+        cql_term *r = parse_sel_mult(p);
+        l = r ? new_op(p, t, is_p(t, '+') ? "_add" : "_substract", l, r) : NULL;
+    }
+    return l;
+}
+
+static int parse_selectors(parser *p, cql_select *s)
+{
+    vec sels = {0};
+    if (accept_p(p, '*')) {
+        s->star = 1;
+        return 0;
+    }
+    do {
+        cql_selector *sel = vec_push(p, &sels, sizeof *sel);
+        if (!sel || !(sel->term = parse_sel(p)))
+            return -1;
+        if (accept_kw(p, KW_AS) && !(sel->alias = take_name(p, NC_IDENT)))
+            return -1;
+    } while (accept_p(p, ','));
+    s->sels = (cql_selector *)sels.a;
+    s->n_sels = sels.n;
+    return 0;
+}
+
+static void spec_selectors(parser *p, void *arg)
+{
+    cql_select scratch;
+    (void)arg;
+    memset(&scratch, 0, sizeof scratch);
+    advance(p); /* DISTINCT */
+    (void)parse_selectors(p, &scratch);
+}
+
+/* DISTINCT and JSON are also column names: they are keywords only if selectors follow. */
+static int parse_select_clause(parser *p, cql_select *s)
+{
+    if (is_kw(lt(p, 1), KW_DISTINCT) && speculate(p, spec_selectors, NULL)) {
+        advance(p);
+        s->distinct = 1;
+    }
+    return parse_selectors(p, s);
+}
+
+static void spec_select_clause(parser *p, void *arg)
+{
+    cql_select scratch;
+    (void)arg;
+    memset(&scratch, 0, sizeof scratch);
+    advance(p); /* JSON */
+    (void)parse_select_clause(p, &scratch);
+}
+
+/* ---- WHERE relations and IF conditions ---- */
+
+static int rel_op(const tok *t)
+{
+    if (t->kind != TK_PUNCT)
+        return 0;
+    switch (t->punct) {
+    case '=':
+        return CQL_OP_EQ;
+    case '<':
+        return CQL_OP_LT;
+    case P2('<', '='):
+        return CQL_OP_LE;
+    case '>':
+        return CQL_OP_GT;
+    case P2('>', '='):
+        return CQL_OP_GE;
+    case P2('!', '='):
+        return CQL_OP_NE;
+    default:
+        return 0;
+    }
+}
+
+/* After IN: '(' terms ')' or a marker for the whole list. */
+static int parse_in_values(parser *p, vec *values, int *in_marker)
+{
+    const tok *t = lt(p, 1);
+    if (is_bind_start(t)) {
+        cql_term *b = parse_bind(p);
+        *in_marker = 1;
+        return b ? push_ptr(p, values, b) : -1;
+    }
+    if (!is_p(t, '(')) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    advance(p);
+    if (!is_p(lt(p, 1), ')')) {
+        do {
+            cql_term *v = parse_term(p);
+            if (!v || push_ptr(p, values, v) < 0)
+                return -1;
+        } while (accept_p(p, ','));
+    }
+    return expect_p(p, ')');
+}
+
+static int parse_name_tuple(parser *p, vec *cols)
+{
+    TRY(expect_p(p, '('));
+    do {
+        const char *c = take_name(p, NC_CIDENT);
+        if (!c || push_ptr(p, cols, c) < 0)
+            return -1;
+    } while (accept_p(p, ','));
+    return expect_p(p, ')');
+}
+
+static int take_rel_op(parser *p, int *op)
+{
+    if (!(*op = rel_op(lt(p, 1)))) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    advance(p);
+    return 0;
+}
+
+static int push_term(parser *p, vec *v, cql_term *t)
+{
+    return t ? push_ptr(p, v, t) : -1;
+}
+
+/* (c1, c2) op (t1, t2) | op ? | IN ((..), (..)) | IN (?, ?) | IN ? | IN () */
+static int parse_multi_values(parser *p, cql_relation *r, vec *values)
+{
+    if (!accept_kw(p, KW_IN)) {
+        TRY(take_rel_op(p, &r->op));
+        const tok *t = lt(p, 1);
+        if (!is_p(t, '(') && !is_bind_start(t)) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        return push_term(p, values, is_p(t, '(') ? parse_tuple(p) : parse_bind(p));
+    }
+    r->op = CQL_OP_IN;
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    if (is_p(t, '(') && is_p(t2, ')')) {
+        advance(p);
+        advance(p);
+        return 0;
+    }
+    if (is_bind_start(t)) {
+        r->in_marker = 1;
+        return push_term(p, values, parse_bind(p));
+    }
+    if (!is_p(t, '(') || (!is_p(t2, '(') && !is_bind_start(t2))) {
+        fail_noviable(p, is_p(t, '(') ? 2 : 1);
+        return -1;
+    }
+    int tuples = is_p(t2, '(');
+    advance(p);
+    do
+        TRY(push_term(p, values, tuples ? parse_tuple(p) : parse_bind(p)));
+    while (accept_p(p, ','));
+    return expect_p(p, ')');
+}
+
+static int starts_column_relation_op(const tok *t)
+{
+    return rel_op(t) || is_kw(t, KW_LIKE) || is_kw(t, KW_IS) || is_kw(t, KW_IN) ||
+           is_kw(t, KW_CONTAINS) || is_p(t, '[');
+}
+
+/* col op term | col LIKE | col IS NOT NULL | col IN ... | col CONTAINS [KEY] | col[k] op term */
+static int parse_column_relation(parser *p, cql_relation *r, vec *cols, vec *values)
+{
+    if (!starts_column_relation_op(lt(p, 2))) {
+        fail_noviable(p, 2);
+        return -1;
+    }
+    const char *name = take_name(p, NC_CIDENT);
+    if (!name || push_ptr(p, cols, name) < 0)
+        return -1;
+    r->kind = CQL_REL_COLUMN;
+    const tok *t = lt(p, 1);
+    if (accept_p(p, '[')) {
+        r->kind = CQL_REL_ELEMENT;
+        if (!(r->key = parse_term(p)) || expect_p(p, ']') < 0 || take_rel_op(p, &r->op) < 0)
+            return -1;
+    } else if (accept_kw(p, KW_IS)) {
+        r->op = CQL_OP_IS_NOT_NULL;
+        TRY(expect_kw(p, KW_NOT));
+        const tok *nt = lt(p, 1);
+        TRY(expect_kw(p, KW_NULL));
+        cql_term *n = new_term(p, CQL_T_NULL, nt);
+        if (!n)
+            return -1;
+        n->text = "null";
+        n->len = 4;
+        return push_ptr(p, values, n);
+    } else if (accept_kw(p, KW_IN)) {
+        r->op = CQL_OP_IN;
+        return parse_in_values(p, values, &r->in_marker);
+    } else if (accept_kw(p, KW_LIKE)) {
+        r->op = CQL_OP_LIKE;
+    } else if (accept_kw(p, KW_CONTAINS)) {
+        r->op = accept_kw(p, KW_KEY) ? CQL_OP_CONTAINS_KEY : CQL_OP_CONTAINS;
+    } else {
+        r->op = rel_op(t);
+        advance(p);
+    }
+    return push_term(p, values, parse_term(p));
+}
+
+static int parse_relation(parser *p, vec *rels);
+
+static int parse_relation_body(parser *p, vec *rels)
+{
+    const tok *t = lt(p, 1);
+    if (is_p(t, '(') &&
+        !(is_name(lt(p, 2), NC_CIDENT) && (is_p(lt(p, 3), ',') || is_p(lt(p, 3), ')')))) {
+        advance(p); /* '(' relation ')' */
+        TRY(parse_relation(p, rels));
+        return expect_p(p, ')');
+    }
+    cql_relation *r = vec_push(p, rels, sizeof *r);
+    vec cols = {0}, values = {0};
+    if (!r)
+        return -1;
+    set_pos(&r->line, &r->col, t);
+    if (is_kw(t, KW_TOKEN)) {
+        r->kind = CQL_REL_TOKEN;
+        advance(p);
+        if (parse_name_tuple(p, &cols) < 0 || take_rel_op(p, &r->op) < 0 ||
+            push_term(p, &values, parse_term(p)) < 0)
+            return -1;
+    } else if (is_p(t, '(')) {
+        r->kind = CQL_REL_MULTI;
+        if (parse_name_tuple(p, &cols) < 0 || parse_multi_values(p, r, &values) < 0)
+            return -1;
+    } else if (is_name(t, NC_CIDENT)) {
+        TRY(parse_column_relation(p, r, &cols, &values));
+    } else {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    r->cols = (const char **)cols.a;
+    r->n_cols = cols.n;
+    r->values = (cql_term **)values.a;
+    r->n_values = values.n;
+    return 0;
+}
+
+static int parse_relation(parser *p, vec *rels)
+{
+    if (enter(p) < 0)
+        return -1;
+    int rc = parse_relation_body(p, rels);
+    leave(p);
+    return rc;
+}
+
+static int parse_where(parser *p, cql_relation **out, int *n)
+{
+    vec rels = {0};
+    do
+        TRY(parse_relation(p, &rels));
+    while (accept_kw(p, KW_AND));
+    *out = (cql_relation *)rels.a;
+    *n = rels.n;
+    return 0;
+}
+
+/* col op term | col IN ... | col CONTAINS [KEY] term | col[e] ... | col.f ... */
+static int parse_condition(parser *p, vec *conds)
+{
+    cql_condition *c = vec_push(p, conds, sizeof *c);
+    vec values = {0};
+    if (!c)
+        return -1;
+    set_pos(&c->line, &c->col_no, lt(p, 1));
+    if (!(c->col = take_name(p, NC_CIDENT)))
+        return -1;
+    int plain = 1;
+    if (accept_p(p, '[')) {
+        plain = 0;
+        if (!(c->elem = parse_term(p)) || expect_p(p, ']') < 0)
+            return -1;
+    } else if (accept_p(p, '.')) {
+        plain = 0;
+        if (!(c->field = take_name(p, NC_IDENT)))
+            return -1;
+    }
+    const tok *t = lt(p, 1);
+    if (rel_op(t)) {
+        c->op = rel_op(t);
+        advance(p);
+        TRY(push_term(p, &values, parse_term(p)));
+    } else if (accept_kw(p, KW_IN)) {
+        c->op = CQL_OP_IN;
+        TRY(parse_in_values(p, &values, &c->in_marker));
+    } else if (plain && accept_kw(p, KW_CONTAINS)) {
+        c->op = accept_kw(p, KW_KEY) ? CQL_OP_CONTAINS_KEY : CQL_OP_CONTAINS;
+        TRY(push_term(p, &values, parse_term(p)));
+    } else {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    c->values = (cql_term **)values.a;
+    c->n_values = values.n;
+    return 0;
+}
+
+static int starts_condition_op(const tok *t)
+{
+    return rel_op(t) || is_kw(t, KW_IN) || is_kw(t, KW_CONTAINS) || is_p(t, '[') || is_p(t, '.');
+}
+
+/* IF EXISTS | IF condition (AND condition)*; `exists` may also be a column. */
+static int parse_if_clause(parser *p, int *if_exists, cql_condition **out, int *n)
+{
+    vec conds = {0};
+    advance(p); /* IF */
+    if (is_kw(lt(p, 1), KW_EXISTS) && !starts_condition_op(lt(p, 2))) {
+        advance(p);
+        *if_exists = 1;
+        return 0;
+    }
+    do
+        TRY(parse_condition(p, &conds));
+    while (accept_kw(p, KW_AND));
+    *out = (cql_condition *)conds.a;
+    *n = conds.n;
+    return 0;
+}
+
+/* ---- WITH properties ---- */
+
+/* Term.Raw's toString, for the texts of convertPropertyMap's errors. */
+static void render_term(sbuf *b, const cql_term *t)
+{
+    static const char *const open[] = {
+        [CQL_T_LIST] = "[", [CQL_T_SET] = "{",   [CQL_T_MAP] = "{",
+        [CQL_T_UDT] = "{",  [CQL_T_TUPLE] = "(", [CQL_T_FUNCTION] = "("};
+    switch (t->kind) {
+    case CQL_T_STRING:
+        sb_puts(b, "'");
+        sb_put(b, t->text, t->len);
+        sb_puts(b, "'");
+        return;
+    case CQL_T_HEX:
+        sb_puts(b, "0x");
+        sb_puts(b, t->text);
+        return;
+    case CQL_T_BIND:
+        sb_puts(b, "?");
+        return;
+    case CQL_T_CAST:
+    case CQL_T_HINT:
+        sb_puts(b, t->kind == CQL_T_CAST ? "CAST(" : "(");
+        sb_puts(b, t->type->name);
+        sb_puts(b, ")");
+        render_term(b, t->items[0]);
+        return;
+    case CQL_T_FIELD:
+        render_term(b, t->items[0]);
+        sb_puts(b, ".");
+        sb_puts(b, t->text);
+        return;
+    case CQL_T_LIST:
+    case CQL_T_SET:
+    case CQL_T_MAP:
+    case CQL_T_UDT:
+    case CQL_T_TUPLE:
+    case CQL_T_FUNCTION:
+        break;
+    default:
+        sb_puts(b, t->text ? t->text : "");
+        return;
+    }
+    if (t->kind == CQL_T_FUNCTION)
+        sb_printf(b, "%s%s%s", t->ks ? t->ks : "", t->ks ? "." : "", t->name);
+    sb_puts(b, open[t->kind]);
+    for (int i = 0; i < t->n_items; i++) {
+        if (i > 0)
+            sb_puts(b, t->kind == CQL_T_MAP && i % 2 ? ": " : ", ");
+        if (t->kind == CQL_T_UDT)
+            sb_printf(b, "%s: ", t->names[i]);
+        render_term(b, t->items[i]);
+    }
+    sb_puts(b, t->kind == CQL_T_LIST                                 ? "]"
+               : t->kind == CQL_T_TUPLE || t->kind == CQL_T_FUNCTION ? ")"
+                                                                     : "}");
+}
+
+static int is_literal(const cql_term *t)
+{
+    return t->kind >= CQL_T_INTEGER && t->kind <= CQL_T_DURATION;
+}
+
+/* A constant's raw text (Constants.Literal.getRawText). */
+static void render_raw(sbuf *b, const cql_term *t)
+{
+    if (t->kind == CQL_T_HEX)
+        sb_puts(b, "0x");
+    sb_put(b, t->text, t->len);
+}
+
+/* Parser.g's convertPropertyMap: keys and values must be constants, keys distinct. */
+static int check_property_map(parser *p, const cql_term *m)
+{
+    for (int i = 0; i + 1 < m->n_items; i += 2) {
+        const cql_term *k = m->items[i], *v = m->items[i + 1];
+        const char *ddl = " (bind variables are not supported in DDL queries)";
+        char msg[512];
+        sbuf b = {msg, sizeof msg, 0};
+        msg[0] = 0;
+        if (!is_literal(k)) {
+            sb_puts(&b, "Invalid property name: ");
+            render_term(&b, k);
+            sb_puts(&b, k->kind == CQL_T_BIND ? ddl : "");
+        } else if (!is_literal(v)) {
+            sb_puts(&b, "Invalid property value: ");
+            render_term(&b, v);
+            sb_puts(&b, " for property: ");
+            render_term(&b, k);
+            sb_puts(&b, v->kind == CQL_T_BIND ? ddl : "");
+        } else {
+            for (int j = 0; j < i; j += 2) {
+                const cql_term *o = m->items[j];
+                if ((o->kind == CQL_T_HEX) == (k->kind == CQL_T_HEX) && o->len == k->len &&
+                    memcmp(o->text, k->text, k->len) == 0) {
+                    sb_puts(&b, "Multiple definition for property ");
+                    render_raw(&b, k);
+                    break;
+                }
+            }
+        }
+        if (b.len) {
+            fail_text(p, ENG_E_SYNTAX, "%s", msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* '{' (term ':' term (',' term ':' term)*)? '}' */
+static cql_term *parse_property_map(parser *p)
+{
+    vec items = {0};
+    cql_term *m = new_term(p, CQL_T_MAP, lt(p, 1));
+    if (!m || expect_p(p, '{') < 0)
+        return NULL;
+    if (!is_p(lt(p, 1), '}')) {
+        do {
+            cql_term *k = parse_term(p);
+            cql_term *v = k && expect_p(p, ':') == 0 ? parse_term(p) : NULL;
+            if (!v || push_ptr(p, &items, k) < 0 || push_ptr(p, &items, v) < 0)
+                return NULL;
+        } while (accept_p(p, ','));
+    }
+    if (expect_p(p, '}') < 0)
+        return NULL;
+    set_items(m, &items);
+    return check_property_map(p, m) < 0 ? NULL : m;
+}
+
+/* name '=' (constant | unreserved keyword | map) */
+static int parse_property(parser *p, vec *props)
+{
+    const tok *at = lt(p, 1);
+    const char *name = take_name(p, NC_IDENT);
+    if (!name || expect_p(p, '=') < 0)
+        return -1;
+    const tok *t = lt(p, 1);
+    cql_term *v = NULL;
+    if (is_p(t, '{')) {
+        v = parse_property_map(p);
+    } else if (is_constant(t)) {
+        v = parse_constant(p);
+    } else if (t->kind == TK_IDENT && t->kw != KW_NONE && kw_info[t->kw].cls != KR) {
+        /* Cassandra keeps the keyword as written (native type names lower-cased). */
+        if ((v = new_term(p, CQL_T_STRING, t)) != NULL) {
+            v->text =
+                kw_info[t->kw].cls == KT ? name_text(p, t) : dup_str(p, p->src + t->off, t->len);
+            v->len = t->len;
+            advance(p);
+        }
+    } else {
+        fail_noviable(p, 1);
+    }
+    if (!v || p->failed)
+        return -1;
+    const cql_property *prev = (const cql_property *)props->a;
+    for (int i = 0; i < props->n; i++) {
+        if (strcmp(prev[i].name, name) == 0) {
+            fail_text(p, ENG_E_SYNTAX, "Multiple definition for property '%s'", name);
+            return -1;
+        }
+    }
+    cql_property *prop = vec_push(p, props, sizeof *prop);
+    if (!prop)
+        return -1;
+    prop->name = name;
+    prop->value = v;
+    set_pos(&prop->line, &prop->col, at);
+    return 0;
+}
+
+static int parse_properties(parser *p, cql_property **out, int *n)
+{
+    vec props = {0};
+    do
+        TRY(parse_property(p, &props));
+    while (accept_kw(p, KW_AND));
+    *out = (cql_property *)props.a;
+    *n = props.n;
+    return 0;
+}
+
+/* ---- DDL ---- */
+
+static int parse_if_not_exists(parser *p, int *flag)
+{
+    if (!accept_kw(p, KW_IF))
+        return 0;
+    TRY(expect_kw(p, KW_NOT));
+    TRY(expect_kw(p, KW_EXISTS));
+    *flag = 1;
+    return 0;
+}
+
+static int parse_if_exists(parser *p, int *flag)
+{
+    if (!accept_kw(p, KW_IF))
+        return 0;
+    TRY(expect_kw(p, KW_EXISTS));
+    *flag = 1;
+    return 0;
+}
+
+/* Valid CQL that cassette refuses: reported only if the rest of the statement parses. */
+static void defer_error(parser *p, int code, const char *msg)
+{
+    if (!p->deferred_code) {
+        p->deferred_code = code;
+        p->deferred_msg = msg;
+    }
+}
+
+static int parse_keyspace_stmt(parser *p, cql_stmt *st)
+{
+    cql_keyspace_stmt *k = &st->u.keyspace;
+    if (st->kind == CQL_S_CREATE_KEYSPACE)
+        TRY(parse_if_not_exists(p, &k->if_flag));
+    else
+        TRY(parse_if_exists(p, &k->if_flag));
+    if (!(k->ks = parse_keyspace_name(p)))
+        return -1;
+    if (st->kind == CQL_S_DROP_KEYSPACE)
+        return 0;
+    TRY(expect_kw(p, KW_WITH));
+    return parse_properties(p, &k->props, &k->n_props);
+}
+
+static int push_name(parser *p, vec *v, int nc)
+{
+    const char *s = take_name(p, nc);
+    return s ? push_ptr(p, v, s) : -1;
+}
+
+/* PRIMARY KEY (k | (k1, k2), c1, c2) */
+static int parse_primary_key_clause(parser *p, cql_create_table *c)
+{
+    vec pk = {0}, ck = {0};
+    TRY(expect_kw(p, KW_KEY));
+    TRY(expect_p(p, '('));
+    if (accept_p(p, '(')) {
+        do
+            TRY(push_name(p, &pk, NC_IDENT));
+        while (accept_p(p, ','));
+        TRY(expect_p(p, ')'));
+    } else {
+        TRY(push_name(p, &pk, NC_IDENT));
+    }
+    while (accept_p(p, ','))
+        TRY(push_name(p, &ck, NC_IDENT));
+    TRY(expect_p(p, ')'));
+    c->pk = (const char **)pk.a;
+    c->n_pk = pk.n;
+    c->ck = (const char **)ck.a;
+    c->n_ck = ck.n;
+    c->n_primary_key_clauses++;
+    return 0;
+}
+
+/* name type [STATIC] */
+static cql_column_decl *parse_column_decl(parser *p, vec *cols)
+{
+    cql_column_decl *d = vec_push(p, cols, sizeof *d);
+    if (!d)
+        return NULL;
+    set_pos(&d->line, &d->col, lt(p, 1));
+    if (!(d->name = take_name(p, NC_IDENT)) || !(d->type = parse_type(p)))
+        return NULL;
+    d->is_static = accept_kw(p, KW_STATIC);
+    return d;
+}
+
+static int parse_table_element(parser *p, cql_create_table *c, vec *cols)
+{
+    if (accept_kw(p, KW_PRIMARY))
+        return parse_primary_key_clause(p, c);
+    if (!is_name(lt(p, 1), NC_IDENT)) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    cql_column_decl *d = parse_column_decl(p, cols);
+    if (!d)
+        return -1;
+    if (accept_kw(p, KW_PRIMARY)) {
+        TRY(expect_kw(p, KW_KEY));
+        d->is_primary_key = 1;
+        c->n_primary_key_clauses++;
+    }
+    return 0;
+}
+
+static int parse_table_option(parser *p, cql_create_table *c, vec *props, vec *order)
+{
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    if (is_kw(t, KW_COMPACT) && is_kw(t2, KW_STORAGE)) {
+        advance(p);
+        advance(p);
+        c->compact_storage = 1;
+        return 0;
+    }
+    if (!(is_kw(t, KW_CLUSTERING) && is_kw(t2, KW_ORDER)))
+        return parse_property(p, props);
+    advance(p);
+    advance(p);
+    TRY(expect_kw(p, KW_BY));
+    TRY(expect_p(p, '('));
+    do {
+        cql_order *o = vec_push(p, order, sizeof *o);
+        if (!o)
+            return -1;
+        set_pos(&o->line, &o->col_no, lt(p, 1));
+        if (!(o->col = take_name(p, NC_IDENT)))
+            return -1;
+        o->desc = accept_kw(p, KW_DESC);
+        if (!o->desc && !accept_kw(p, KW_ASC)) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+    } while (accept_p(p, ','));
+    return expect_p(p, ')');
+}
+
+static int parse_create_table(parser *p, cql_create_table *c)
+{
+    vec cols = {0}, props = {0}, order = {0};
+    TRY(parse_if_not_exists(p, &c->if_not_exists));
+    TRY(parse_table_name(p, &c->table));
+    TRY(expect_p(p, '('));
+    TRY(parse_table_element(p, c, &cols));
+    while (accept_p(p, ',')) { /* Parser.g lets columns be empty: (a int, , b int,) */
+        const tok *t = lt(p, 1);
+        if (is_kw(t, KW_PRIMARY) || is_name(t, NC_IDENT))
+            TRY(parse_table_element(p, c, &cols));
+    }
+    TRY(expect_p(p, ')'));
+    if (accept_kw(p, KW_WITH)) {
+        do
+            TRY(parse_table_option(p, c, &props, &order));
+        while (accept_kw(p, KW_AND));
+    }
+    c->cols = (cql_column_decl *)cols.a;
+    c->n_cols = cols.n;
+    c->props = (cql_property *)props.a;
+    c->n_props = props.n;
+    c->clustering_order = (cql_order *)order.a;
+    c->n_clustering_order = order.n;
+    return 0;
+}
+
+static int parse_alter_add(parser *p, cql_alter_table *a)
+{
+    vec cols = {0};
+    a->kind = CQL_ALTER_ADD;
+    TRY(parse_if_not_exists(p, &a->if_col));
+    if (accept_p(p, '(')) {
+        do
+            if (!parse_column_decl(p, &cols))
+                return -1;
+        while (accept_p(p, ','));
+        TRY(expect_p(p, ')'));
+    } else if (!parse_column_decl(p, &cols)) {
+        return -1;
+    }
+    a->cols = (cql_column_decl *)cols.a;
+    a->n_cols = cols.n;
+    return 0;
+}
+
+static int parse_alter_drop(parser *p, cql_alter_table *a)
+{
+    vec names = {0};
+    a->kind = CQL_ALTER_DROP;
+    TRY(parse_if_exists(p, &a->if_col));
+    if (accept_p(p, '(')) {
+        do
+            TRY(push_name(p, &names, NC_IDENT));
+        while (accept_p(p, ','));
+        TRY(expect_p(p, ')'));
+    } else {
+        TRY(push_name(p, &names, NC_IDENT));
+    }
+    /* DROP ... USING TIMESTAMP n: parsed; ast.h has no field for it, so it is ignored. */
+    if (accept_kw(p, KW_USING)) {
+        TRY(expect_kw(p, KW_TIMESTAMP));
+        if (lt(p, 1)->kind != TK_INTEGER) {
+            fail_expecting(p, "INTEGER");
+            return -1;
+        }
+        advance(p);
+    }
+    a->names = (const char **)names.a;
+    a->n_names = names.n;
+    return 0;
+}
+
+/* from TO to (AND from TO to)*: names[] gets from0, to0, from1, to1, ... */
+static int parse_renames(parser *p, vec *names, int nc)
+{
+    do {
+        TRY(push_name(p, names, nc));
+        TRY(expect_kw(p, KW_TO));
+        TRY(push_name(p, names, nc));
+    } while (accept_kw(p, KW_AND));
+    return 0;
+}
+
+static int parse_alter_table(parser *p, cql_alter_table *a)
+{
+    TRY(parse_if_exists(p, &a->if_exists));
+    TRY(parse_table_name(p, &a->table));
+    const tok *t = lt(p, 1);
+    if (accept_kw(p, KW_ALTER)) {
+        if (!take_name(p, NC_CIDENT) || expect_kw(p, KW_TYPE) < 0 || !parse_type(p))
+            return -1;
+        defer_error(p, ENG_E_INVALID, "Altering column types is no longer supported");
+        return 0;
+    }
+    if (accept_kw(p, KW_ADD))
+        return parse_alter_add(p, a);
+    if (is_kw(t, KW_DROP) && is_kw(lt(p, 2), KW_COMPACT) && is_kw(lt(p, 3), KW_STORAGE)) {
+        advance(p);
+        advance(p);
+        advance(p);
+        /* cassette has no compact tables (Cassandra 4 creates none either). */
+        defer_error(p, ENG_E_INVALID, "DROP COMPACT STORAGE is not supported");
+        return 0;
+    }
+    if (accept_kw(p, KW_DROP))
+        return parse_alter_drop(p, a);
+    if (accept_kw(p, KW_RENAME)) {
+        vec names = {0};
+        a->kind = CQL_ALTER_RENAME;
+        TRY(parse_if_exists(p, &a->if_col));
+        TRY(parse_renames(p, &names, NC_IDENT));
+        a->names = (const char **)names.a;
+        a->n_names = names.n;
+        return 0;
+    }
+    if (accept_kw(p, KW_WITH)) {
+        a->kind = CQL_ALTER_WITH;
+        return parse_properties(p, &a->props, &a->n_props);
+    }
+    fail_noviable(p, 1);
+    return -1;
+}
+
+static int parse_type_name(parser *p, cql_qname *q)
+{
+    set_pos(&q->line, &q->col, lt(p, 1));
+    return parse_udt_name(p, &q->ks, &q->name);
+}
+
+/* A field and its type, into parallel arrays. */
+static int parse_field_decl(parser *p, vec *fields, vec *types)
+{
+    TRY(push_name(p, fields, NC_IDENT));
+    cql_typeref *t = parse_type(p);
+    return t ? push_ptr(p, types, t) : -1;
+}
+
+static int parse_create_type(parser *p, cql_type_stmt *ts)
+{
+    vec fields = {0}, types = {0};
+    TRY(parse_if_not_exists(p, &ts->if_flag));
+    TRY(parse_type_name(p, &ts->type));
+    TRY(expect_p(p, '('));
+    TRY(parse_field_decl(p, &fields, &types));
+    while (accept_p(p, ',')) {
+        if (is_name(lt(p, 1), NC_IDENT))
+            TRY(parse_field_decl(p, &fields, &types));
+    }
+    TRY(expect_p(p, ')'));
+    ts->fields = (const char **)fields.a;
+    ts->types = (cql_typeref **)types.a;
+    ts->n_fields = fields.n;
+    return 0;
+}
+
+static int parse_alter_type(parser *p, cql_type_stmt *ts)
+{
+    vec fields = {0}, types = {0};
+    TRY(parse_if_exists(p, &ts->if_flag));
+    TRY(parse_type_name(p, &ts->type));
+    if (accept_kw(p, KW_ALTER)) {
+        if (!take_name(p, NC_IDENT) || expect_kw(p, KW_TYPE) < 0 || !parse_type(p))
+            return -1;
+        defer_error(p, ENG_E_INVALID, "Altering field types is no longer supported");
+        return 0;
+    }
+    if (accept_kw(p, KW_ADD)) {
+        ts->kind = CQL_ALTER_ADD;
+        TRY(parse_if_not_exists(p, &ts->if_field));
+        TRY(parse_field_decl(p, &fields, &types));
+    } else if (accept_kw(p, KW_RENAME)) {
+        ts->kind = CQL_ALTER_RENAME;
+        TRY(parse_if_exists(p, &ts->if_field));
+        TRY(parse_renames(p, &fields, NC_IDENT));
+    } else {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    ts->fields = (const char **)fields.a;
+    ts->types = (cql_typeref **)types.a;
+    ts->n_fields = fields.n;
+    return 0;
+}
+
+/* CREATE / ALTER / DROP of KEYSPACE, TABLE, TYPE */
+static int parse_ddl(parser *p, cql_stmt *st)
+{
+    static const int kinds[3][3] = {
+        {CQL_S_CREATE_KEYSPACE, CQL_S_CREATE_TABLE, CQL_S_CREATE_TYPE},
+        {CQL_S_ALTER_KEYSPACE, CQL_S_ALTER_TABLE, CQL_S_ALTER_TYPE},
+        {CQL_S_DROP_KEYSPACE, CQL_S_DROP_TABLE, CQL_S_DROP_TYPE},
+    };
+    const tok *verb = lt(p, 1), *obj = lt(p, 2);
+    int v = is_kw(verb, KW_CREATE) ? 0 : is_kw(verb, KW_ALTER) ? 1 : 2;
+    int o = is_kw(obj, KW_KEYSPACE)       ? 0
+            : is_kw(obj, KW_COLUMNFAMILY) ? 1
+            : is_kw(obj, KW_TYPE)         ? 2
+                                          : -1;
+    if (o < 0) {
+        fail_noviable(p, 2);
+        return -1;
+    }
+    advance(p);
+    advance(p);
+    st->kind = kinds[v][o];
+    switch (st->kind) {
+    case CQL_S_CREATE_TABLE:
+        return parse_create_table(p, &st->u.create_table);
+    case CQL_S_ALTER_TABLE:
+        return parse_alter_table(p, &st->u.alter_table);
+    case CQL_S_DROP_TABLE:
+        TRY(parse_if_exists(p, &st->u.drop_table.if_exists));
+        return parse_table_name(p, &st->u.drop_table.table);
+    case CQL_S_CREATE_TYPE:
+        return parse_create_type(p, &st->u.type);
+    case CQL_S_ALTER_TYPE:
+        return parse_alter_type(p, &st->u.type);
+    case CQL_S_DROP_TYPE:
+        TRY(parse_if_exists(p, &st->u.type.if_flag));
+        return parse_type_name(p, &st->u.type.type);
+    default:
+        return parse_keyspace_stmt(p, st);
+    }
+}
+
+/* ---- DML ---- */
+
+/* USING (TTL n | TIMESTAMP n) (AND ...)* */
+static int parse_using(parser *p, cql_using *u)
+{
+    advance(p); /* USING */
+    do {
+        int ttl = is_kw(lt(p, 1), KW_TTL);
+        if (!ttl && !is_kw(lt(p, 1), KW_TIMESTAMP)) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        advance(p);
+        cql_term *v = parse_int_value(p);
+        if (!v)
+            return -1;
+        *(ttl ? &u->ttl : &u->timestamp) = v;
+    } while (accept_kw(p, KW_AND));
+    return 0;
+}
+
+static int parse_terms_in_parens(parser *p, cql_term ***out, int *n)
+{
+    vec items = {0};
+    TRY(expect_p(p, '('));
+    do
+        TRY(push_term(p, &items, parse_term(p)));
+    while (accept_p(p, ','));
+    TRY(expect_p(p, ')'));
+    *out = (cql_term **)items.a;
+    *n = items.n;
+    return 0;
+}
+
+static int parse_insert(parser *p, cql_insert *ins)
+{
+    advance(p); /* INSERT */
+    TRY(expect_kw(p, KW_INTO));
+    TRY(parse_table_name(p, &ins->table));
+    const tok *t = lt(p, 1);
+    if (is_p(t, '(')) {
+        vec cols = {0};
+        TRY(parse_name_tuple(p, &cols));
+        ins->cols = (const char **)cols.a;
+        ins->n_cols = cols.n;
+        TRY(expect_kw(p, KW_VALUES));
+        TRY(parse_terms_in_parens(p, &ins->values, &ins->n_values));
+    } else if (accept_kw(p, KW_JSON)) {
+        const tok *j = lt(p, 1);
+        if (j->kind == TK_STRING)
+            ins->json = parse_constant(p);
+        else if (is_bind_start(j))
+            ins->json = parse_bind(p);
+        else
+            fail_noviable(p, 1);
+        if (!ins->json)
+            return -1;
+        if (accept_kw(p, KW_DEFAULT)) {
+            if (accept_kw(p, KW_UNSET)) {
+                ins->json_default_unset = 1;
+            } else if (!accept_kw(p, KW_NULL)) {
+                fail_noviable(p, 1);
+                return -1;
+            }
+        }
+    } else {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    TRY(parse_if_not_exists(p, &ins->if_not_exists));
+    if (is_kw(lt(p, 1), KW_USING))
+        TRY(parse_using(p, &ins->using));
+    return 0;
+}
+
+/*
+ * Parser.g's addRawUpdate: a column set outright cannot be touched again;
+ * element and field updates combine, except two updates of one field.
+ */
+static int compatible(const cql_assignment *prev, const cql_assignment *next)
+{
+    if (prev->kind == CQL_SET_VALUE)
+        return 0;
+    if (prev->kind == CQL_SET_FIELD && next->kind == CQL_SET_FIELD)
+        return strcmp(prev->field, next->field) != 0;
+    return next->kind != CQL_SET_VALUE;
+}
+
+/* After `col =`: value, value + col (prepend), col + value, col - value, col INTEGER. */
+static int parse_assignment_value(parser *p, cql_assignment *a)
+{
+    const tok *t = lt(p, 1), *t2 = lt(p, 2);
+    if (is_name(t, NC_CIDENT) && !is_p(t2, '(') && !is_p(t2, '.')) {
+        if (!is_p(t2, '+') && !is_p(t2, '-') && t2->kind != TK_INTEGER) {
+            fail_noviable(p, 2);
+            return -1;
+        }
+        const char *c = take_name(p, NC_CIDENT);
+        if (!c)
+            return -1;
+        if (t2->kind == TK_INTEGER) { /* "c = c -3" lexes as c, -3: an addition */
+            if (strcmp(c, a->col) != 0) {
+                fail_text(p, ENG_E_SYNTAX,
+                          "Only expressions of the form X = X %c <value> are "
+                          "supported.",
+                          p->src[t2->off] == '-' ? '-' : '+');
+                return -1;
+            }
+            a->kind = CQL_SET_ADD;
+            return (a->value = parse_constant(p)) ? 0 : -1;
+        }
+        advance(p);
+        if (strcmp(c, a->col) != 0) {
+            fail_text(p, ENG_E_SYNTAX,
+                      "Only expressions of the form X = X %c<value> are "
+                      "supported.",
+                      is_p(t2, '+') ? '+' : '-');
+            return -1;
+        }
+        a->kind = is_p(t2, '+') ? CQL_SET_ADD : CQL_SET_SUB;
+        return (a->value = parse_term(p)) ? 0 : -1;
+    }
+    if (!(a->value = parse_term(p)))
+        return -1;
+    a->kind = CQL_SET_VALUE;
+    if (accept_p(p, '+')) {
+        const char *c = take_name(p, NC_CIDENT);
+        if (!c)
+            return -1;
+        if (strcmp(c, a->col) != 0) {
+            fail_text(p, ENG_E_SYNTAX,
+                      "Only expressions of the form X = <value> + X are supported.");
+            return -1;
+        }
+        a->kind = CQL_SET_PREPEND;
+    }
+    return 0;
+}
+
+static int parse_assignment(parser *p, vec *sets)
+{
+    cql_assignment *a = vec_push(p, sets, sizeof *a);
+    if (!a)
+        return -1;
+    set_pos(&a->line, &a->col_no, lt(p, 1));
+    if (!(a->col = take_name(p, NC_CIDENT)))
+        return -1;
+    const tok *t = lt(p, 1);
+    if (accept_p(p, '=')) {
+        TRY(parse_assignment_value(p, a));
+    } else if (is_p(t, P2('+', '=')) || is_p(t, P2('-', '='))) {
+        advance(p);
+        a->kind = is_p(t, P2('+', '=')) ? CQL_SET_ADD : CQL_SET_SUB;
+        if (!(a->value = parse_term(p)))
+            return -1;
+    } else if (accept_p(p, '[')) {
+        a->kind = CQL_SET_ELEMENT;
+        if (!(a->key = parse_term(p)) || expect_p(p, ']') < 0 || expect_p(p, '=') < 0 ||
+            !(a->value = parse_term(p)))
+            return -1;
+    } else if (accept_p(p, '.')) {
+        a->kind = CQL_SET_FIELD;
+        if (!(a->field = take_name(p, NC_IDENT)) || expect_p(p, '=') < 0 ||
+            !(a->value = parse_term(p)))
+            return -1;
+    } else {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    const cql_assignment *all = (const cql_assignment *)sets->a;
+    for (int i = 0; i < sets->n - 1; i++) {
+        if (strcmp(all[i].col, a->col) == 0 && !compatible(&all[i], a)) {
+            fail_text(p, ENG_E_SYNTAX, "Multiple incompatible setting of column %s", a->col);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_update(parser *p, cql_update *u)
+{
+    vec sets = {0};
+    advance(p); /* UPDATE */
+    TRY(parse_table_name(p, &u->table));
+    if (is_kw(lt(p, 1), KW_USING))
+        TRY(parse_using(p, &u->using));
+    TRY(expect_kw(p, KW_SET));
+    do
+        TRY(parse_assignment(p, &sets));
+    while (accept_p(p, ','));
+    u->sets = (cql_assignment *)sets.a;
+    u->n_sets = sets.n;
+    TRY(expect_kw(p, KW_WHERE));
+    TRY(parse_where(p, &u->where, &u->n_where));
+    if (is_kw(lt(p, 1), KW_IF))
+        TRY(parse_if_clause(p, &u->if_exists, &u->conds, &u->n_conds));
+    return 0;
+}
+
+/* col | col[key] | col.field */
+static int parse_delete_target(parser *p, vec *targets)
+{
+    cql_delete_target *d = vec_push(p, targets, sizeof *d);
+    if (!d)
+        return -1;
+    set_pos(&d->line, &d->col_no, lt(p, 1));
+    if (!(d->col = take_name(p, NC_CIDENT)))
+        return -1;
+    if (accept_p(p, '[')) {
+        if (!(d->key = parse_term(p)) || expect_p(p, ']') < 0)
+            return -1;
+    } else if (accept_p(p, '.')) {
+        if (!(d->field = take_name(p, NC_IDENT)))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_delete(parser *p, cql_delete *d)
+{
+    vec targets = {0};
+    advance(p); /* DELETE */
+    if (!is_kw(lt(p, 1), KW_FROM)) {
+        if (!is_name(lt(p, 1), NC_CIDENT)) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        do
+            TRY(parse_delete_target(p, &targets));
+        while (accept_p(p, ','));
+    }
+    d->targets = (cql_delete_target *)targets.a;
+    d->n_targets = targets.n;
+    TRY(expect_kw(p, KW_FROM));
+    TRY(parse_table_name(p, &d->table));
+    if (accept_kw(p, KW_USING)) {
+        TRY(expect_kw(p, KW_TIMESTAMP));
+        if (!(d->using.timestamp = parse_int_value(p)))
+            return -1;
+    }
+    TRY(expect_kw(p, KW_WHERE));
+    TRY(parse_where(p, &d->where, &d->n_where));
+    if (is_kw(lt(p, 1), KW_IF))
+        TRY(parse_if_clause(p, &d->if_exists, &d->conds, &d->n_conds));
+    return 0;
+}
+
+static int parse_dml(parser *p, cql_stmt *st)
+{
+    const tok *t = lt(p, 1);
+    set_pos(&st->line, &st->col, t);
+    if (is_kw(t, KW_INSERT)) {
+        st->kind = CQL_S_INSERT;
+        return parse_insert(p, &st->u.insert);
+    }
+    if (is_kw(t, KW_UPDATE)) {
+        st->kind = CQL_S_UPDATE;
+        return parse_update(p, &st->u.update);
+    }
+    st->kind = CQL_S_DELETE;
+    return parse_delete(p, &st->u.del);
+}
+
+/* BEGIN [UNLOGGED | COUNTER] BATCH [USING ...] (stmt ';'?)* APPLY BATCH */
+static int parse_batch(parser *p, cql_batch *b)
+{
+    vec stmts = {0};
+    advance(p); /* BEGIN */
+    if (accept_kw(p, KW_UNLOGGED))
+        b->kind = CQL_BATCH_UNLOGGED;
+    else if (accept_kw(p, KW_COUNTER))
+        b->kind = CQL_BATCH_COUNTER;
+    TRY(expect_kw(p, KW_BATCH));
+    if (is_kw(lt(p, 1), KW_USING))
+        TRY(parse_using(p, &b->using));
+    for (;;) {
+        const tok *t = lt(p, 1);
+        if (!is_kw(t, KW_INSERT) && !is_kw(t, KW_UPDATE) && !is_kw(t, KW_DELETE))
+            break;
+        cql_stmt *m = mk(p, sizeof *m);
+        int before = p->n_binds;
+        if (!m || parse_dml(p, m) < 0 || push_ptr(p, &stmts, m) < 0)
+            return -1;
+        m->n_binds = p->n_binds - before;
+        accept_p(p, ';');
+    }
+    TRY(expect_kw(p, KW_APPLY));
+    TRY(expect_kw(p, KW_BATCH));
+    b->stmts = (cql_stmt **)stmts.a;
+    b->n_stmts = stmts.n;
+    return 0;
+}
+
+static int parse_select(parser *p, cql_select *s)
+{
+    advance(p); /* SELECT */
+    if (is_kw(lt(p, 1), KW_JSON) && speculate(p, spec_select_clause, NULL)) {
+        advance(p);
+        s->json = 1;
+    }
+    TRY(parse_select_clause(p, s));
+    TRY(expect_kw(p, KW_FROM));
+    TRY(parse_table_name(p, &s->table));
+    if (accept_kw(p, KW_WHERE))
+        TRY(parse_where(p, &s->where, &s->n_where));
+    if (accept_kw(p, KW_GROUP)) {
+        vec cols = {0};
+        TRY(expect_kw(p, KW_BY));
+        do
+            TRY(push_name(p, &cols, NC_CIDENT));
+        while (accept_p(p, ','));
+        s->group_by = (const char **)cols.a;
+        s->n_group_by = cols.n;
+    }
+    if (accept_kw(p, KW_ORDER)) {
+        vec order = {0};
+        TRY(expect_kw(p, KW_BY));
+        do {
+            cql_order *o = vec_push(p, &order, sizeof *o);
+            if (!o)
+                return -1;
+            set_pos(&o->line, &o->col_no, lt(p, 1));
+            if (!(o->col = take_name(p, NC_CIDENT)))
+                return -1;
+            o->desc = accept_kw(p, KW_DESC);
+            if (!o->desc)
+                accept_kw(p, KW_ASC);
+        } while (accept_p(p, ','));
+        s->order_by = (cql_order *)order.a;
+        s->n_order_by = order.n;
+    }
+    if (accept_kw(p, KW_PER)) {
+        TRY(expect_kw(p, KW_PARTITION));
+        TRY(expect_kw(p, KW_LIMIT));
+        if (!(s->per_partition_limit = parse_int_value(p)))
+            return -1;
+    }
+    if (accept_kw(p, KW_LIMIT) && !(s->limit = parse_int_value(p)))
+        return -1;
+    if (accept_kw(p, KW_ALLOW)) {
+        TRY(expect_kw(p, KW_FILTERING));
+        s->allow_filtering = 1;
+    }
+    return 0;
+}
+
+/* ---- statements ---- */
+
+/* Statements Cassandra parses that ast.h has no node for. */
+static const struct {
+    int verb, object;
+    const char *what;
+} unsupported[] = {
+    {KW_CREATE, KW_INDEX, "CREATE INDEX"},
+    {KW_CREATE, KW_CUSTOM, "CREATE CUSTOM INDEX"},
+    {KW_CREATE, KW_MATERIALIZED, "CREATE MATERIALIZED VIEW"},
+    {KW_CREATE, KW_TRIGGER, "CREATE TRIGGER"},
+    {KW_CREATE, KW_FUNCTION, "CREATE FUNCTION"},
+    {KW_CREATE, KW_AGGREGATE, "CREATE AGGREGATE"},
+    {KW_CREATE, KW_OR, "CREATE OR REPLACE"},
+    {KW_CREATE, KW_USER, "CREATE USER"},
+    {KW_CREATE, KW_ROLE, "CREATE ROLE"},
+    {KW_ALTER, KW_MATERIALIZED, "ALTER MATERIALIZED VIEW"},
+    {KW_ALTER, KW_USER, "ALTER USER"},
+    {KW_ALTER, KW_ROLE, "ALTER ROLE"},
+    {KW_DROP, KW_INDEX, "DROP INDEX"},
+    {KW_DROP, KW_MATERIALIZED, "DROP MATERIALIZED VIEW"},
+    {KW_DROP, KW_TRIGGER, "DROP TRIGGER"},
+    {KW_DROP, KW_FUNCTION, "DROP FUNCTION"},
+    {KW_DROP, KW_AGGREGATE, "DROP AGGREGATE"},
+    {KW_DROP, KW_USER, "DROP USER"},
+    {KW_DROP, KW_ROLE, "DROP ROLE"},
+    {KW_GRANT, KW_NONE, "GRANT"},
+    {KW_REVOKE, KW_NONE, "REVOKE"},
+    {KW_LIST, KW_NONE, "LIST"},
+    {KW_DESCRIBE, KW_NONE, "DESCRIBE"},
+    {KW_DESC, KW_NONE, "DESCRIBE"},
+};
+
+static int parse_statement(parser *p, cql_stmt *st)
+{
+    const tok *t = lt(p, 1);
+    int kw = t->kind == TK_IDENT ? t->kw : KW_NONE;
+    for (size_t i = 0; kw && i < ENG_ARRAY_LEN(unsupported); i++) {
+        if (kw == unsupported[i].verb &&
+            (!unsupported[i].object || is_kw(lt(p, 2), unsupported[i].object))) {
+            fail_text(p, ENG_E_INVALID, "%s statements are not supported", unsupported[i].what);
+            return -1;
+        }
+    }
+    switch (kw) {
+    case KW_SELECT:
+        st->kind = CQL_S_SELECT;
+        return parse_select(p, &st->u.select);
+    case KW_INSERT:
+    case KW_UPDATE:
+    case KW_DELETE:
+        return parse_dml(p, st);
+    case KW_BEGIN:
+        st->kind = CQL_S_BATCH;
+        return parse_batch(p, &st->u.batch);
+    case KW_USE:
+        st->kind = CQL_S_USE;
+        advance(p);
+        return (st->u.use_ks = parse_keyspace_name(p)) ? 0 : -1;
+    case KW_TRUNCATE:
+        st->kind = CQL_S_TRUNCATE;
+        advance(p);
+        accept_kw(p, KW_COLUMNFAMILY);
+        return parse_table_name(p, &st->u.drop_table.table);
+    case KW_CREATE:
+    case KW_ALTER:
+    case KW_DROP:
+        return parse_ddl(p, st);
+    default:
+        fail_noviable(p, 1);
+        return -1;
+    }
+}
+
+/* query: statement ';'* EOF */
+static cql_stmt *parse_query(parser *p)
+{
+    cql_stmt *st = mk(p, sizeof *st);
+    if (!st)
+        return NULL;
+    set_pos(&st->line, &st->col, lt(p, 1));
+    if (parse_statement(p, st) < 0 || p->failed)
+        return NULL;
+    while (accept_p(p, ';'))
+        ;
+    if (lt(p, 1)->kind != TK_EOF)
+        fail_expecting(p, "EOF");
+    if (!p->failed && p->deferred_code)
+        fail_text(p, p->deferred_code, "%s", p->deferred_msg);
+    if (p->failed)
+        return NULL;
+    st->n_binds = p->n_binds;
+    return st;
+}
+
+int cql_parse(const char *text, size_t len, eng_arena *arena, cql_stmt **out, eng_err *err)
+{
+    if (out)
+        *out = NULL;
+    if (!text)
+        len = 0;
+    if (len > MAX_TEXT)
+        return eng_errorf(err, ENG_E_INVALID, "CQL text of %zu bytes exceeds the limit of %zu", len,
+                          MAX_TEXT);
+    lexer lx;
+    memset(&lx, 0, sizeof lx);
+    lx.s = text ? text : "";
+    lx.n = len;
+    lx.line = 1;
+    lx.arena = arena;
+    lx.err_tok = -1;
+    int *on = NULL;
+    if (lex_all(&lx) != 0 || !(on = eng_malloc((size_t)lx.n_toks * sizeof *on))) {
+        eng_free(lx.toks);
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory");
+    }
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.src = lx.s;
+    p.len = len;
+    p.toks = lx.toks;
+    p.n_toks = lx.n_toks;
+    for (int i = 0; i < lx.n_toks; i++)
+        if (lx.toks[i].kind != TK_WS && lx.toks[i].kind != TK_COMMENT)
+            on[p.n_on++] = i;
+    p.on = on;
+    p.fetched = -1;
+    p.lex_err_tok = lx.err_tok >= 0 ? lx.err_tok : INT_MAX;
+    p.lex_err_msg = lx.err_msg;
+    p.arena = arena;
+    p.err = err;
+    (void)lt(&p, 1);
+    cql_stmt *st = parse_query(&p);
+    eng_free(lx.toks);
+    eng_free(on);
+    if (!st)
+        return p.code ? p.code : eng_errorf(err, ENG_E_SYNTAX, "Invalid or malformed CQL query");
+    if (out)
+        *out = st;
+    return 0;
+}
+
+/* ---- splitting scripts ---- */
+
+static size_t skip_blank(const char *s, size_t n, size_t i)
+{
+    for (;;) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+            i++;
+        if (i + 1 < n && ((s[i] == '-' && s[i + 1] == '-') || (s[i] == '/' && s[i + 1] == '/'))) {
+            while (i < n && s[i] != '\n')
+                i++;
+        } else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+            i += 2;
+            while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'))
+                i++;
+            i = i < n ? i + 2 : n;
+        } else {
+            return i;
+        }
+    }
+}
+
+/* End of the lexical unit at i (string, quoted name, $$ string, word, or one byte). */
+static size_t skip_unit(const char *s, size_t n, size_t i)
+{
+    char c = s[i];
+    if (c == '\'' || c == '"') {
+        for (i++; i < n; i++) {
+            if (s[i] == c) {
+                if (i + 1 < n && s[i + 1] == c)
+                    i++;
+                else
+                    return i + 1;
+            }
+        }
+        return n;
+    }
+    if (c == '$' && i + 1 < n && s[i + 1] == '$') {
+        for (i += 2; i + 1 < n; i++)
+            if (s[i] == '$' && s[i + 1] == '$')
+                return i + 2;
+        return n;
+    }
+    if (is_letter((unsigned char)c) || is_digit((unsigned char)c) || c == '_') {
+        while (i < n &&
+               (is_letter((unsigned char)s[i]) || is_digit((unsigned char)s[i]) || s[i] == '_'))
+            i++;
+        return i;
+    }
+    return i + 1;
+}
+
+static int word_is(const char *s, size_t from, size_t to, const char *word)
+{
+    size_t n = strlen(word);
+    if (to - from != n)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (lower_ascii((unsigned char)s[from + k]) != word[k])
+            return 0;
+    return 1;
+}
+
+/* BEGIN [UNLOGGED | COUNTER] BATCH at i: its ';'s do not end the statement. */
+static int starts_batch(const char *s, size_t n, size_t i)
+{
+    size_t e = skip_unit(s, n, i);
+    if (!word_is(s, i, e, "begin"))
+        return 0;
+    i = skip_blank(s, n, e);
+    e = i < n ? skip_unit(s, n, i) : i;
+    if (word_is(s, i, e, "unlogged") || word_is(s, i, e, "counter")) {
+        i = skip_blank(s, n, e);
+        e = i < n ? skip_unit(s, n, i) : i;
+    }
+    return word_is(s, i, e, "batch");
+}
+
+int cql_next_statement(const char *text, size_t len, size_t *pos, size_t *start, size_t *end)
+{
+    size_t i = *pos < len ? *pos : len;
+    for (;;) {
+        i = skip_blank(text, len, i);
+        if (i < len && text[i] == ';')
+            i++;
+        else
+            break;
+    }
+    if (i >= len) {
+        *pos = len;
+        return 0;
+    }
+    *start = i;
+    int batch = starts_batch(text, len, i), applied = 0, after_apply = 0;
+    size_t last = i; /* end of the last unit that is not blank */
+    while (i < len) {
+        if (text[i] == ';' && (!batch || applied)) {
+            *end = i;
+            *pos = i + 1;
+            return 1;
+        }
+        size_t e = skip_unit(text, len, i);
+        if (batch && !applied) {
+            applied = after_apply && word_is(text, i, e, "batch");
+            after_apply = word_is(text, i, e, "apply");
+        }
+        last = e;
+        i = skip_blank(text, len, e);
+    }
+    *end = last; /* no ';': the statement ends with its last token */
+    *pos = len;
+    return 1;
+}

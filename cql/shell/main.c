@@ -1,0 +1,520 @@
+/*
+ * cassette, the shell: runs a CQL script against a database directory and
+ * prints what cqlsh 6.x prints for it in non-interactive mode (cqlsh -f /
+ * -e), so a script's output can be diffed with Cassandra's
+ * (tests/cql/README.md). SELECTs print their table, conditional statements
+ * their [applied] table, other statements nothing; a failed statement
+ * prints one FILE:LINE: error line on standard error and the script goes
+ * on; the exit status is 2 if any statement failed.
+ *
+ * Line numbers are cqlsh's: it reads a script line by line, runs the
+ * statements it has once a line ends with a complete one, and reports
+ * errors with its line counter, which is by then one past the line just
+ * read. Standard output is flushed before each error line so that the two
+ * streams, merged, keep the statements' order.
+ */
+#include "cassette.h"
+#include "cql/cql.h"
+#include "cql/shell/format.h"
+#include "cql/lang/parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* cqlsh's default_page_size: a SELECT is fetched, and laid out, 100 rows at a time. */
+#define PAGE_SIZE 100
+#define NO_TERM SIZE_MAX
+
+/* One statement of a script. */
+typedef struct stmt {
+    size_t start, end; /* its text, without the ';' */
+    size_t term;       /* offset of its ';', NO_TERM if the script ended first */
+    int line;          /* line its errors report; 0: cqlsh never runs it */
+    size_t chunk;      /* index of the last statement cqlsh runs in the same batch of lines */
+} stmt;
+
+typedef struct script {
+    const char *name; /* file name in error lines: the -f argument or <stdin> */
+    const char *text;
+    size_t len;
+    int one_line; /* -e: cqlsh takes the whole string as one line */
+    stmt *stmts;
+    size_t n;
+    int incomplete; /* the text ends inside a statement (no ';'): cqlsh complains at EOF */
+} script;
+
+typedef struct shell {
+    cql_session *session;
+    const script *sc;
+    eng_buf out;
+    int failed; /* a statement reported an error: exit status 2 */
+    int stop;   /* EXIT or QUIT ran */
+} shell;
+
+typedef struct options {
+    const char *db;
+    const char *execute; /* -e */
+    const char *file;    /* -f */
+} options;
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void flush_out(shell *sh)
+{
+    if (sh->out.oom) {
+        fputs("cassette: out of memory\n", stderr);
+        sh->failed = 1;
+    } else if (sh->out.len) {
+        fwrite(sh->out.p, 1, sh->out.len, stdout);
+    }
+    eng_buf_reset(&sh->out);
+}
+
+static void put_stderr(shell *sh, eng_buf *line)
+{
+    flush_out(sh);
+    fflush(stdout);
+    if (line->oom)
+        fputs("cassette: out of memory\n", stderr);
+    else
+        fwrite(line->p, 1, line->len, stderr);
+    sh->failed = 1;
+}
+
+static void report_error(shell *sh, int line, const eng_err *err)
+{
+    eng_buf b = ENG_BUF_INIT;
+    cql_format_error(sh->sc->name, line, err, &b);
+    put_stderr(sh, &b);
+    eng_buf_free(&b);
+}
+
+/* An error of the shell itself (printerr's plain text, after FILE:LINE:). */
+static void report_text(shell *sh, int line, const char *text)
+{
+    eng_buf b = ENG_BUF_INIT;
+    eng_buf_printf(&b, "%s:%d:%s\n", sh->sc->name, line, text);
+    put_stderr(sh, &b);
+    eng_buf_free(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statements                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* The statement's first word, lower-cased and cut to the buffer ("" if none). */
+static void first_word(const char *p, size_t len, char *word, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            break;
+        word[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    word[n] = 0;
+}
+
+/* cqlsh's own commands (its do_* handlers), which no CQL statement starts with. */
+static int is_shell_command(const char *word)
+{
+    static const char *const words[] = {
+        "capture", "clear",    "cls",    "consistency", "copy",    "debug",
+        "desc",    "describe", "expand", "help",        "history", "login",
+        "paging",  "serial",   "show",   "source",      "tracing", "unicode",
+    };
+    for (size_t i = 0; i < ENG_ARRAY_LEN(words); i++)
+        if (strcmp(word, words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The rest of a SELECT's pages. cqlsh prints each page as it arrives, rows
+ * only and sized on their own, skipping empty ones. Takes r over; returns
+ * -1 if fetching a page failed (reported: cqlsh then stops the table
+ * without a row count).
+ */
+static int print_more_pages(shell *sh, cql_result *r, const char *text, size_t len, int line,
+                            uint64_t *total)
+{
+    while (r->has_more) {
+        flush_out(sh);
+        cql_exec_options o;
+        cql_exec_options_init(&o);
+        o.page_size = PAGE_SIZE;
+        o.paging_state = r->paging_state.p;
+        o.paging_state_len = r->paging_state.len;
+        cql_result *next = NULL;
+        eng_err err;
+        eng_err_clear(&err);
+        int rc = cql_query(sh->session, text, len, &o, &next, &err);
+        cql_result_free(r); /* only now: o.paging_state pointed into it */
+        r = next;
+        if (rc) {
+            report_error(sh, line, &err);
+            return -1;
+        }
+        if (r->n_rows)
+            cql_format_page(r, 0, &sh->out);
+        *total += r->n_rows;
+    }
+    cql_result_free(r);
+    return 0;
+}
+
+/* A SELECT: an empty line, the pages, an empty line and the row count. Takes r over. */
+static void print_select(shell *sh, cql_result *r, const char *text, size_t len, int line)
+{
+    uint64_t total = r->n_rows;
+    const char *warnings[4];
+    size_t n_warnings = r->n_warnings < 4 ? r->n_warnings : 4;
+    memcpy(warnings, r->warnings, n_warnings * sizeof *warnings);
+    eng_buf_put_u8(&sh->out, '\n');
+    cql_format_page(r, 1, &sh->out);
+    if (print_more_pages(sh, r, text, len, line, &total) == 0) {
+        cql_format_row_count(total, &sh->out);
+        cql_format_warnings(warnings, n_warnings, &sh->out);
+    }
+}
+
+static void run_cql(shell *sh, const char *text, size_t len, const char *word, int line)
+{
+    cql_exec_options o;
+    cql_exec_options_init(&o);
+    o.page_size = PAGE_SIZE;
+    cql_result *r = NULL;
+    eng_err err;
+    eng_err_clear(&err);
+    if (cql_query(sh->session, text, len, &o, &r, &err)) {
+        report_error(sh, line, &err);
+        return;
+    }
+    /* cqlsh: a statement starting with "select" prints its table; any other that
+       returns rows (INSERT/UPDATE/DELETE/BATCH ... IF) prints the [applied] form */
+    if (strcmp(word, "select") == 0) {
+        print_select(sh, r, text, len, line);
+    } else {
+        cql_format_result(r, 1, &sh->out);
+        cql_result_free(r);
+    }
+    flush_out(sh);
+}
+
+static void run_statement(shell *sh, const stmt *s)
+{
+    const char *text = sh->sc->text + s->start;
+    size_t len = (s->term != NO_TERM ? s->term + 1 : s->end) - s->start;
+    char word[16];
+    first_word(text, len, word, sizeof word);
+    if (strcmp(word, "exit") == 0 || strcmp(word, "quit") == 0) {
+        sh->stop = 1;
+    } else if (is_shell_command(word)) {
+        char msg[96];
+        for (char *c = word; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        snprintf(msg, sizeof msg, "%s is a cqlsh command that cassette does not support yet", word);
+        report_text(sh, s->line, msg);
+    } else {
+        run_cql(sh, text, len, word, s->line);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scripts                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int add_stmt(script *sc, size_t *cap, size_t start, size_t end)
+{
+    if (sc->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        stmt *p = eng_realloc(sc->stmts, ncap * sizeof *p);
+        if (!p)
+            return ENG_E_NOMEM;
+        sc->stmts = p;
+        *cap = ncap;
+    }
+    stmt *s = &sc->stmts[sc->n++];
+    s->start = start;
+    s->end = end;
+    s->term = end < sc->len && sc->text[end] == ';' ? end : NO_TERM;
+    return 0;
+}
+
+/* Line numbers (from 1) of each statement's start and of its ';' (0 without one). */
+static void find_lines(const script *sc, size_t *start_line, size_t *term_line)
+{
+    size_t line = 1, at = 0;
+    for (size_t i = 0; i < sc->n; i++) {
+        for (; at < sc->stmts[i].start; at++)
+            line += sc->text[at] == '\n';
+        start_line[i] = line;
+        term_line[i] = 0;
+        if (sc->stmts[i].term == NO_TERM)
+            continue;
+        for (; at < sc->stmts[i].term; at++)
+            line += sc->text[at] == '\n';
+        term_line[i] = line;
+    }
+}
+
+/*
+ * cqlsh's line numbers. It runs what it has read once a line ends with a
+ * complete statement, so a statement whose ';' is followed on the same line
+ * by the start of another runs with that one; the error line is one past
+ * the last line read (its counter starts at 1 and counts lines as they are
+ * read). Statements in an unfinished batch at the end never run.
+ */
+static int assign_lines(script *sc)
+{
+    size_t *start_line = eng_calloc(sc->n + 1, sizeof *start_line);
+    size_t *term_line = eng_calloc(sc->n + 1, sizeof *term_line);
+    if (!start_line || !term_line) {
+        eng_free(start_line);
+        eng_free(term_line);
+        return ENG_E_NOMEM;
+    }
+    find_lines(sc, start_line, term_line);
+    for (size_t i = sc->n; i-- > 0;) {
+        stmt *s = &sc->stmts[i];
+        if (!term_line[i]) {
+            s->line = 0;
+            s->chunk = i;
+        } else if (i + 1 < sc->n && start_line[i + 1] == term_line[i]) {
+            s->line = sc->stmts[i + 1].line;
+            s->chunk = sc->stmts[i + 1].chunk;
+        } else {
+            s->line = (int)term_line[i] + 1;
+            s->chunk = i;
+        }
+    }
+    eng_free(start_line);
+    eng_free(term_line);
+    return 0;
+}
+
+static int split_script(script *sc)
+{
+    size_t pos = 0, start, end, cap = 0;
+    while (pos < sc->len && cql_next_statement(sc->text, sc->len, &pos, &start, &end)) {
+        if (add_stmt(sc, &cap, start, end))
+            return ENG_E_NOMEM;
+        if (pos <= start) /* no progress: never loop */
+            break;
+    }
+    if (sc->one_line) {
+        /* cqlsh -e appends a missing final ';' and reads one line: everything runs at line 1 */
+        for (size_t i = 0; i < sc->n; i++) {
+            sc->stmts[i].line = 1;
+            sc->stmts[i].chunk = sc->n - 1;
+        }
+        return 0;
+    }
+    sc->incomplete = sc->n && sc->stmts[sc->n - 1].term == NO_TERM;
+    return assign_lines(sc);
+}
+
+/* cqlsh's counter at the end of the file: the lines read, plus one. */
+static int eof_line(const script *sc)
+{
+    int lines = 0;
+    for (size_t i = 0; i < sc->len; i++)
+        lines += sc->text[i] == '\n';
+    if (sc->len && sc->text[sc->len - 1] != '\n')
+        lines++;
+    return lines + 1;
+}
+
+static void run_script(shell *sh)
+{
+    const script *sc = sh->sc;
+    size_t stop_chunk = SIZE_MAX;
+    for (size_t i = 0; i < sc->n; i++) {
+        const stmt *s = &sc->stmts[i];
+        if (!s->line || i > stop_chunk)
+            break;
+        run_statement(sh, s);
+        if (sh->stop && stop_chunk == SIZE_MAX)
+            stop_chunk = s->chunk; /* cqlsh finishes the lines it has read, then exits */
+    }
+    if (sc->incomplete && !sh->stop)
+        report_text(sh, eof_line(sc), "Incomplete statement at end of file");
+    flush_out(sh);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+    fputs("usage: cassette DB [-e STATEMENTS | -f FILE]\n"
+          "       cassette --version | --help\n",
+          f);
+}
+
+static void help(void)
+{
+    usage(stdout);
+    fputs("\n"
+          "Runs CQL statements against the cassette database in directory DB (created\n"
+          "if missing) and prints what cqlsh prints for them: SELECT results as tables,\n"
+          "conditional statements as their [applied] table, nothing for the others.\n"
+          "\n"
+          "  -e, --execute STATEMENTS  run the statements (separated by ';') and exit\n"
+          "  -f, --file FILE           run the statements in FILE and exit\n"
+          "  -h, --help                show this help and exit\n"
+          "  -v, --version             show the version and exit\n"
+          "\n"
+          "Without -e or -f the statements are read from standard input, which must not\n"
+          "be a terminal. A failed statement prints FILE:LINE:ERROR on standard error\n"
+          "(FILE is <stdin> for -e and standard input) and the next one runs; the exit\n"
+          "status is 2 if any statement failed.\n"
+          "\n"
+          "Environment:\n"
+          "  CASSETTE_DURABILITY  when a commit reaches the disk:\n"
+          "                       sync        (default) every commit is on disk when it returns\n"
+          "                       nometasync  one sync per commit; a power loss may undo the\n"
+          "                                   last commit\n"
+          "                       none        no sync (tests); a power loss may corrupt the\n"
+          "                                   database\n",
+          stdout);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    usage(stderr);
+    fprintf(stderr, "cassette: error: %s%s\n", what, arg ? arg : "");
+    return 2;
+}
+
+/* Returns -1 to go on, or the exit status (help, version, usage error). */
+static int parse_args(int argc, char **argv, options *opt)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            help();
+            return 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
+            printf("cassette %s\n", cassette_version());
+            return 0;
+        } else if (!strcmp(a, "-e") || !strcmp(a, "--execute") || !strcmp(a, "-f") ||
+                   !strcmp(a, "--file")) {
+            int is_execute = !strcmp(a, "-e") || !strcmp(a, "--execute");
+            if (i + 1 == argc)
+                return usage_error("missing argument after ", a);
+            if (opt->execute || opt->file)
+                return usage_error("give one of -e and -f, once", NULL);
+            if (is_execute)
+                opt->execute = argv[++i];
+            else
+                opt->file = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option ", a);
+        } else if (opt->db) {
+            return usage_error("unexpected argument ", a);
+        } else {
+            opt->db = a;
+        }
+    }
+    return opt->db ? -1 : usage_error("missing the database directory", NULL);
+}
+
+static int durability_from_env(int *out)
+{
+    const char *v = getenv("CASSETTE_DURABILITY");
+    *out = ENG_DURABLE_SYNC;
+    return !v || !*v ? 0 : eng_durability_parse(v, out);
+}
+
+static int read_stream(FILE *f, eng_buf *b)
+{
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        eng_buf_put(b, chunk, n);
+    return ferror(f) ? EIO : b->oom ? ENOMEM : 0;
+}
+
+/* The script's text and name; 0, or the exit status after a message. */
+static int load_script(const options *opt, script *sc, eng_buf *text)
+{
+    sc->name = "<stdin>";
+    if (opt->execute) {
+        sc->text = opt->execute;
+        sc->len = strlen(opt->execute);
+        sc->one_line = 1;
+        return 0;
+    }
+    if (!opt->file && isatty(STDIN_FILENO))
+        return usage_error("give -e or -f (there is no interactive mode yet)", NULL);
+    FILE *f = opt->file ? fopen(opt->file, "rb") : stdin;
+    int rc = f ? read_stream(f, text) : errno;
+    if (f && f != stdin)
+        fclose(f);
+    if (rc) {
+        fprintf(stderr, "Can't open '%s': %s\n", opt->file ? opt->file : "<stdin>", strerror(rc));
+        return 1;
+    }
+    sc->name = opt->file ? opt->file : "<stdin>";
+    sc->text = text->p ? (const char *)text->p : "";
+    sc->len = text->len;
+    if (sc->len >= 3 && memcmp(sc->text, "\xEF\xBB\xBF", 3) == 0) {
+        sc->text += 3; /* cqlsh skips a UTF-8 byte order mark */
+        sc->len -= 3;
+    }
+    return 0;
+}
+
+static int open_session(const options *opt, eng_db **db, cql_session **session)
+{
+    eng_db_options dbo = {0};
+    if (durability_from_env(&dbo.durability)) {
+        fputs("cassette: CASSETTE_DURABILITY must be sync, nometasync or none\n", stderr);
+        return 2;
+    }
+    eng_err err;
+    eng_err_clear(&err);
+    if (eng_db_open(opt->db, &dbo, db, &err) || cql_session_new(*db, session, &err)) {
+        fprintf(stderr, "cassette: %s: %s\n", opt->db, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options opt = {0};
+    int rc = parse_args(argc, argv, &opt);
+    if (rc >= 0)
+        return rc;
+    script sc = {0};
+    eng_buf text = ENG_BUF_INIT;
+    eng_db *db = NULL;
+    shell sh = {.sc = &sc, .out = ENG_BUF_INIT};
+    if ((rc = load_script(&opt, &sc, &text)) || (rc = open_session(&opt, &db, &sh.session)))
+        goto done;
+    if (split_script(&sc)) {
+        fputs("cassette: out of memory\n", stderr);
+        rc = 1;
+        goto done;
+    }
+    run_script(&sh);
+    rc = sh.failed ? 2 : 0;
+done:
+    fflush(stdout);
+    eng_buf_free(&sh.out);
+    cql_session_free(sh.session);
+    eng_db_close(db);
+    eng_free(sc.stmts);
+    eng_buf_free(&text);
+    return rc;
+}

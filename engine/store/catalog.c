@@ -1,0 +1,962 @@
+/*
+ * The catalog: Cassandra's schema kept as records in the `meta`
+ * sub-database, and the immutable snapshot (eng_schema) built from them.
+ * This file owns the records -- their keys, their encoding, their checked
+ * decoding and the schema version -- and the snapshots: loading, reference
+ * counts and lookups. Schema changes (catalog_ddl.c) check a snapshot and
+ * write records only through the helpers catalog_int.h declares, so the
+ * record formats below are defined here alone.
+ *
+ * Columns and UDT fields store a user type by keyspace and name only, and a
+ * snapshot resolves them at load time, so ALTER TYPE reaches every column
+ * that uses the type. Dropped columns keep their type with user types
+ * expanded to tuples, as Cassandra records them, so a later DROP TYPE cannot
+ * orphan them.
+ *
+ * Records (all start with a format byte, REC_FORMAT; str = uvint length +
+ * UTF-8 bytes; type = uvint length + eng_type_serialize bytes):
+ *   keyspace  format, u8 durable_writes, uvint n, n x (str name, str value)
+ *   user type format, uvint n, n x (str field, type)
+ *   table     format, 16-byte id, u8 flags (1 = counter table),
+ *             vint default_ttl_s, vint gc_grace_s, str comment, uvint next_col_id,
+ *             uvint n, n x (str name, u8 kind, u8 desc, uvint position, uvint id, type),
+ *             uvint n, n x (str option, str value),
+ *             uvint n, n x (str name, u8 kind, vint dropped_us, type)
+ * Every read is bounds-checked: a record that does not decode exactly is
+ * ENG_E_CORRUPT, never a crash.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/store/catalog_int.h"
+#include "engine/store/store_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes env.c grow the map and rerun */
+
+#define REC_FORMAT 1
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int eng_catalog_nomem(eng_err *err)
+{
+    return eng_errorf(err, ENG_E_NOMEM, "out of memory updating the schema");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Record encoding                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void put_str(eng_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    eng_buf_put_uvint(b, n);
+    eng_buf_put(b, s, n);
+}
+
+static void put_type(eng_buf *b, const eng_type *t)
+{
+    eng_buf tmp = ENG_BUF_INIT;
+    eng_type_serialize(t, &tmp);
+    if (tmp.oom)
+        b->oom = 1;
+    eng_buf_put_uvint(b, tmp.len);
+    eng_buf_put(b, tmp.p, tmp.len);
+    eng_buf_free(&tmp);
+}
+
+/* Bounds-checked reader over one record; `bad` and `oom` stick once set. */
+typedef struct rd {
+    const uint8_t *p, *end;
+    int bad, oom;
+} rd;
+
+static size_t rd_left(const rd *r)
+{
+    return (size_t)(r->end - r->p);
+}
+
+static const uint8_t *rd_bytes(rd *r, uint64_t n)
+{
+    if (r->bad || r->oom || n > rd_left(r)) {
+        r->bad = r->bad || !r->oom;
+        return NULL;
+    }
+    const uint8_t *p = r->p;
+    r->p += n;
+    return p;
+}
+
+static uint8_t rd_u8(rd *r)
+{
+    const uint8_t *p = rd_bytes(r, 1);
+    return p ? *p : 0;
+}
+
+static uint64_t rd_uvint(rd *r)
+{
+    uint64_t v = 0;
+    size_t n = (r->bad || r->oom) ? 0 : eng_get_uvint(r->p, rd_left(r), &v);
+    if (!n) {
+        r->bad = r->bad || !r->oom;
+        return 0;
+    }
+    r->p += n;
+    return v;
+}
+
+static int64_t rd_vint(rd *r)
+{
+    int64_t v = 0;
+    size_t n = (r->bad || r->oom) ? 0 : eng_get_vint(r->p, rd_left(r), &v);
+    if (!n) {
+        r->bad = r->bad || !r->oom;
+        return 0;
+    }
+    r->p += n;
+    return v;
+}
+
+/* A count of items that each take at least one byte, so it cannot exceed what is left. */
+static uint32_t rd_count(rd *r)
+{
+    uint64_t n = rd_uvint(r);
+    if (n > rd_left(r) || n > UINT32_MAX) {
+        r->bad = 1;
+        return 0;
+    }
+    return (uint32_t)n;
+}
+
+static char *rd_str(rd *r)
+{
+    uint64_t n = rd_uvint(r);
+    const uint8_t *p = rd_bytes(r, n);
+    if (!p)
+        return NULL;
+    if (memchr(p, 0, n)) {
+        r->bad = 1;
+        return NULL;
+    }
+    char *s = eng_strndup((const char *)p, n);
+    if (!s)
+        r->oom = 1;
+    return s;
+}
+
+/* A length-prefixed type that must decode to exactly its length. */
+static eng_type *rd_type(rd *r, eng_udt_resolver resolve, void *ctx)
+{
+    uint64_t n = rd_uvint(r);
+    const uint8_t *p = rd_bytes(r, n);
+    if (!p)
+        return NULL;
+    const uint8_t *end = p + n;
+    eng_err terr;
+    eng_err_clear(&terr);
+    eng_type *t = eng_type_deserialize(&p, end, resolve, ctx, &terr);
+    if (!t || p != end) {
+        eng_type_free(t);
+        if (terr.code == ENG_E_NOMEM)
+            r->oom = 1;
+        else
+            r->bad = 1;
+        return NULL;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keys and LMDB access                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* tag 0 ks [0 name]: names never hold a NUL, so byte order is (ks, name) order. */
+void eng_catalog_make_key(eng_buf *b, char tag, const char *ks, const char *name)
+{
+    eng_buf_reset(b);
+    eng_buf_put_u8(b, (uint8_t)tag);
+    eng_buf_put_u8(b, 0);
+    eng_buf_put_str(b, ks);
+    if (name) {
+        eng_buf_put_u8(b, 0);
+        eng_buf_put_str(b, name);
+    }
+}
+
+int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, const eng_buf *val,
+                         eng_err *err)
+{
+    if (key->oom || val->oom)
+        return eng_catalog_nomem(err);
+    MDB_val k = {key->len, key->p}, v = {val->len, val->p};
+    int rc = mdb_put(txn, meta, &k, &v, 0);
+    return rc ? eng_lmdb_err(err, rc, "write schema") : 0;
+}
+
+int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err *err)
+{
+    if (key->oom)
+        return eng_catalog_nomem(err);
+    MDB_val k = {key->len, key->p};
+    int rc = mdb_del(txn, meta, &k, NULL);
+    return (rc && rc != MDB_NOTFOUND) ? eng_lmdb_err(err, rc, "write schema") : 0;
+}
+
+int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
+{
+    MDB_val k = {1, "v"}, v;
+    *out = 0;
+    int rc = mdb_get(txn, meta, &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    if (rc)
+        return eng_lmdb_err(err, rc, "read schema version");
+    if (v.mv_size != 8)
+        return eng_errorf(err, ENG_E_CORRUPT, "corrupt schema version record");
+    *out = eng_be64(v.mv_data);
+    return 0;
+}
+
+int eng_catalog_bump_version(MDB_txn *txn, MDB_dbi meta, eng_err *err)
+{
+    uint64_t v;
+    int rc = eng_catalog_version(txn, meta, &v, err);
+    if (rc)
+        return rc;
+    uint8_t buf[8];
+    eng_put_be64(buf, v + 1);
+    MDB_val k = {1, "v"}, val = {8, buf};
+    rc = mdb_put(txn, meta, &k, &val, 0);
+    return rc ? eng_lmdb_err(err, rc, "write schema version") : 0;
+}
+
+void eng_table_dbname(const uint8_t id[16], char out[34])
+{
+    static const char hex[] = "0123456789abcdef";
+    out[0] = 'd';
+    for (int i = 0; i < 16; i++) {
+        out[1 + 2 * i] = hex[id[i] >> 4];
+        out[2 + 2 * i] = hex[id[i] & 15];
+    }
+    out[33] = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Snapshot memory and lookups                                               */
+/* ------------------------------------------------------------------------ */
+
+static void free_options(eng_option *o, uint32_t n)
+{
+    for (uint32_t i = 0; o && i < n; i++) {
+        eng_free(o[i].name);
+        eng_free(o[i].value);
+    }
+    eng_free(o);
+}
+
+static void free_table(eng_table *t)
+{
+    eng_free(t->ks);
+    eng_free(t->name);
+    for (uint32_t i = 0; t->cols && i < t->n_cols; i++) {
+        eng_free(t->cols[i].name);
+        eng_type_free(t->cols[i].type);
+    }
+    eng_free(t->cols);
+    eng_free(t->comment);
+    free_options(t->opts, t->n_opts);
+    for (uint32_t i = 0; t->dropped && i < t->n_dropped; i++) {
+        eng_free(t->dropped[i].name);
+        eng_type_free(t->dropped[i].type);
+    }
+    eng_free(t->dropped);
+    eng_free(t->by_name);
+    eng_free(t->by_id);
+}
+
+static void free_schema(eng_schema *s)
+{
+    for (uint32_t i = 0; s->keyspaces && i < s->n_keyspaces; i++) {
+        eng_free(s->keyspaces[i].name);
+        free_options(s->keyspaces[i].repl, s->keyspaces[i].n_repl);
+    }
+    eng_free(s->keyspaces);
+    for (uint32_t i = 0; s->tables && i < s->n_tables; i++)
+        free_table(&s->tables[i]);
+    eng_free(s->tables);
+    for (uint32_t i = 0; s->types && i < s->n_types; i++)
+        eng_type_free(s->types[i]);
+    eng_free(s->types);
+    eng_free(s);
+}
+
+eng_schema *eng_schema_ref(eng_schema *s)
+{
+    if (s)
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    return s;
+}
+
+void eng_schema_unref(eng_schema *s)
+{
+    /* acq_rel: every use through other references happens before the free */
+    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+        free_schema(s);
+}
+
+static int cmp2(const char *a1, const char *a2, const char *b1, const char *b2)
+{
+    int c = strcmp(a1, b1);
+    return c ? c : strcmp(a2, b2);
+}
+
+const eng_keyspace *eng_schema_keyspace(const eng_schema *s, const char *ks)
+{
+    if (!s || !ks)
+        return NULL;
+    uint32_t lo = 0, hi = s->n_keyspaces;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ks, s->keyspaces[mid].name);
+        if (!c)
+            return &s->keyspaces[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+const eng_table *eng_schema_table(const eng_schema *s, const char *ks, const char *name)
+{
+    if (!s || !ks || !name)
+        return NULL;
+    uint32_t lo = 0, hi = s->n_tables;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = cmp2(ks, name, s->tables[mid].ks, s->tables[mid].name);
+        if (!c)
+            return &s->tables[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+const eng_type *eng_schema_udt(const eng_schema *s, const char *ks, const char *name)
+{
+    if (!s || !ks || !name)
+        return NULL;
+    uint32_t lo = 0, hi = s->n_types;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = cmp2(ks, name, s->types[mid]->ks, s->types[mid]->name);
+        if (!c)
+            return s->types[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+int eng_table_column_index(const eng_table *t, const char *name)
+{
+    if (!t || !name || !t->by_name)
+        return -1;
+    uint32_t lo = 0, hi = t->n_cols;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint32_t i = t->by_name[mid];
+        int c = strcmp(name, t->cols[i].name);
+        if (!c)
+            return (int)i;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+const eng_column *eng_table_column(const eng_table *t, const char *name)
+{
+    int i = eng_table_column_index(t, name);
+    return i < 0 ? NULL : &t->cols[i];
+}
+
+const eng_column *eng_table_column_by_id(const eng_table *t, uint32_t id)
+{
+    if (!t || !t->by_id)
+        return NULL;
+    uint32_t lo = 0, hi = t->n_cols;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const eng_column *c = &t->cols[t->by_id[mid]];
+        if (c->id == id)
+            return c;
+        if (id < c->id)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Column order and table invariants                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * SELECT * order (facts §7.2): partition key, clustering key (each in key
+ * order), then static and regular columns each by the bytes of their name.
+ * The kind values are already in that order.
+ */
+int eng_catalog_col_order(const void *a, const void *b)
+{
+    const eng_column *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->kind <= ENG_COL_CLUSTERING)
+        return (x->position > y->position) - (x->position < y->position);
+    return strcmp(x->name, y->name);
+}
+
+static int ptr_by_name(const void *a, const void *b)
+{
+    const eng_column *x = *(const eng_column *const *)a, *y = *(const eng_column *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+static int ptr_by_id(const void *a, const void *b)
+{
+    const eng_column *x = *(const eng_column *const *)a, *y = *(const eng_column *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Fills idx with the column indexes in the order of cmp; 1 if two columns compare equal. */
+static int index_columns(const eng_table *t, uint32_t *idx, int (*cmp)(const void *, const void *),
+                         const eng_column **tmp)
+{
+    for (uint32_t i = 0; i < t->n_cols; i++)
+        tmp[i] = &t->cols[i];
+    qsort(tmp, t->n_cols, sizeof *tmp, cmp);
+    int dup = 0;
+    for (uint32_t i = 0; i < t->n_cols; i++) {
+        idx[i] = (uint32_t)(tmp[i] - t->cols);
+        if (i && cmp(&tmp[i - 1], &tmp[i]) == 0)
+            dup = 1;
+    }
+    return dup;
+}
+
+/*
+ * Puts the columns in SELECT * order and derives the counts, flags and
+ * lookup indexes. ENG_E_CORRUPT if the columns break the table invariants
+ * (key positions 0..n-1 without gaps, at least one partition key column,
+ * unique names and ids, ids below next_col_id).
+ */
+static int finish_table(eng_table *t)
+{
+    qsort(t->cols, t->n_cols, sizeof *t->cols, eng_catalog_col_order);
+    t->n_pk = t->n_ck = 0;
+    t->has_static = 0;
+    for (uint32_t i = 0; i < t->n_cols; i++) {
+        const eng_column *c = &t->cols[i];
+        if (c->kind == ENG_COL_PARTITION && c->position == t->n_pk)
+            t->n_pk++;
+        else if (c->kind == ENG_COL_CLUSTERING && c->position == t->n_ck)
+            t->n_ck++;
+        else if (c->kind == ENG_COL_STATIC)
+            t->has_static = 1;
+        else if (c->kind != ENG_COL_REGULAR)
+            return ENG_E_CORRUPT;
+        if (c->id >= t->next_col_id || (c->kind > ENG_COL_CLUSTERING && c->position))
+            return ENG_E_CORRUPT;
+    }
+    if (t->n_pk == 0)
+        return ENG_E_CORRUPT;
+    t->by_name = eng_malloc(sizeof *t->by_name * t->n_cols);
+    t->by_id = eng_malloc(sizeof *t->by_id * t->n_cols);
+    const eng_column **tmp = eng_malloc(sizeof *tmp * t->n_cols);
+    int rc = (t->by_name && t->by_id && tmp) ? 0 : ENG_E_NOMEM;
+    if (!rc && (index_columns(t, t->by_name, ptr_by_name, tmp) ||
+                index_columns(t, t->by_id, ptr_by_id, tmp)))
+        rc = ENG_E_CORRUPT;
+    eng_free(tmp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void eng_catalog_encode_keyspace(eng_buf *b, const eng_option *repl, uint32_t n, int durable)
+{
+    eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put_u8(b, durable ? 1 : 0);
+    eng_buf_put_uvint(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        put_str(b, repl[i].name);
+        put_str(b, repl[i].value);
+    }
+}
+
+void eng_catalog_encode_udt(eng_buf *b, const eng_type *udt)
+{
+    eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put_uvint(b, udt->n_sub);
+    for (uint16_t i = 0; i < udt->n_sub; i++) {
+        put_str(b, udt->fields[i]);
+        put_type(b, udt->sub[i]);
+    }
+}
+
+void eng_catalog_encode_table(eng_buf *b, const eng_table *t)
+{
+    eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put(b, t->id, 16);
+    eng_buf_put_u8(b, t->is_counter ? 1 : 0);
+    eng_buf_put_vint(b, t->default_ttl_s);
+    eng_buf_put_vint(b, t->gc_grace_s);
+    put_str(b, t->comment);
+    eng_buf_put_uvint(b, t->next_col_id);
+    eng_buf_put_uvint(b, t->n_cols);
+    for (uint32_t i = 0; i < t->n_cols; i++) {
+        const eng_column *c = &t->cols[i];
+        put_str(b, c->name);
+        eng_buf_put_u8(b, c->kind);
+        eng_buf_put_u8(b, c->desc);
+        eng_buf_put_uvint(b, c->position);
+        eng_buf_put_uvint(b, c->id);
+        put_type(b, c->type);
+    }
+    eng_buf_put_uvint(b, t->n_opts);
+    for (uint32_t i = 0; i < t->n_opts; i++) {
+        put_str(b, t->opts[i].name);
+        put_str(b, t->opts[i].value);
+    }
+    eng_buf_put_uvint(b, t->n_dropped);
+    for (uint32_t i = 0; i < t->n_dropped; i++) {
+        const eng_dropped_column *d = &t->dropped[i];
+        put_str(b, d->name);
+        eng_buf_put_u8(b, d->kind);
+        eng_buf_put_vint(b, d->dropped_us);
+        put_type(b, d->type);
+    }
+}
+
+/* 0, ENG_E_NOMEM or ENG_E_CORRUPT from a reader that has finished its record. */
+static int rd_result(const rd *r)
+{
+    if (r->oom)
+        return ENG_E_NOMEM;
+    return (r->bad || r->p != r->end) ? ENG_E_CORRUPT : 0;
+}
+
+static rd rd_record(const MDB_val *v)
+{
+    rd r = {v->mv_data, (const uint8_t *)v->mv_data + v->mv_size, 0, 0};
+    if (rd_u8(&r) != REC_FORMAT)
+        r.bad = 1;
+    return r;
+}
+
+static eng_option *rd_options(rd *r, uint32_t *n_out)
+{
+    uint32_t n = rd_count(r);
+    *n_out = 0;
+    if (!n)
+        return NULL;
+    eng_option *o = eng_calloc(n, sizeof *o);
+    if (!o) {
+        r->oom = 1;
+        return NULL;
+    }
+    *n_out = n;
+    for (uint32_t i = 0; i < n && !r->bad && !r->oom; i++) {
+        o[i].name = rd_str(r);
+        o[i].value = rd_str(r);
+    }
+    return o;
+}
+
+static int decode_keyspace(const MDB_val *v, eng_keyspace *ks)
+{
+    rd r = rd_record(v);
+    uint8_t durable = rd_u8(&r);
+    if (durable > 1)
+        r.bad = 1;
+    ks->durable_writes = durable;
+    ks->repl = rd_options(&r, &ks->n_repl);
+    return rd_result(&r);
+}
+
+static int rd_int32(rd *r, int32_t *out)
+{
+    int64_t v = rd_vint(r);
+    if (v < INT32_MIN || v > INT32_MAX)
+        r->bad = 1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static const eng_type *schema_resolver(void *ctx, const char *ks, const char *name)
+{
+    return eng_schema_udt(ctx, ks, name);
+}
+
+static void rd_columns(rd *r, eng_table *t, eng_schema *s)
+{
+    uint32_t n = rd_count(r);
+    if (!n)
+        return;
+    if (!(t->cols = eng_calloc(n, sizeof *t->cols))) {
+        r->oom = 1;
+        return;
+    }
+    t->n_cols = n;
+    for (uint32_t i = 0; i < n && !r->bad && !r->oom; i++) {
+        eng_column *c = &t->cols[i];
+        c->name = rd_str(r);
+        c->kind = rd_u8(r);
+        c->desc = rd_u8(r);
+        uint64_t pos = rd_uvint(r), id = rd_uvint(r);
+        if (c->kind > ENG_COL_REGULAR || c->desc > 1 || pos > UINT16_MAX || id > UINT32_MAX)
+            r->bad = 1;
+        c->position = (uint16_t)pos;
+        c->id = (uint32_t)id;
+        c->type = rd_type(r, schema_resolver, s);
+    }
+}
+
+static void rd_dropped(rd *r, eng_table *t, eng_schema *s)
+{
+    uint32_t n = rd_count(r);
+    if (!n)
+        return;
+    if (!(t->dropped = eng_calloc(n, sizeof *t->dropped))) {
+        r->oom = 1;
+        return;
+    }
+    t->n_dropped = n;
+    for (uint32_t i = 0; i < n && !r->bad && !r->oom; i++) {
+        eng_dropped_column *d = &t->dropped[i];
+        d->name = rd_str(r);
+        d->kind = rd_u8(r);
+        if (d->kind != ENG_COL_STATIC && d->kind != ENG_COL_REGULAR)
+            r->bad = 1;
+        d->dropped_us = rd_vint(r);
+        d->type = rd_type(r, schema_resolver, s);
+    }
+}
+
+/* Table record into t (ks and name already set); user types resolve through s. */
+static int decode_table(const MDB_val *v, eng_table *t, eng_schema *s)
+{
+    rd r = rd_record(v);
+    const uint8_t *id = rd_bytes(&r, 16);
+    if (id)
+        memcpy(t->id, id, 16);
+    uint8_t flags = rd_u8(&r);
+    if (flags > 1)
+        r.bad = 1;
+    t->is_counter = flags & 1;
+    rd_int32(&r, &t->default_ttl_s);
+    rd_int32(&r, &t->gc_grace_s);
+    t->comment = rd_str(&r);
+    uint64_t next = rd_uvint(&r);
+    if (next > UINT32_MAX)
+        r.bad = 1;
+    t->next_col_id = (uint32_t)next;
+    rd_columns(&r, t, s);
+    t->opts = rd_options(&r, &t->n_opts);
+    rd_dropped(&r, t, s);
+    int rc = rd_result(&r);
+    return rc ? rc : finish_table(t);
+}
+
+/* "K" 0 ks, or "T"/"Y" 0 ks 0 name (with_name): the names, or ENG_E_CORRUPT / ENG_E_NOMEM. */
+static int split_key(const MDB_val *k, int with_name, char **ks, char **name)
+{
+    const char *p = (const char *)k->mv_data + 2, *end = (const char *)k->mv_data + k->mv_size;
+    const char *sep = with_name ? memchr(p, 0, (size_t)(end - p)) : end;
+    *ks = *name = NULL;
+    if (!sep || sep == p || memchr(p, 0, (size_t)(sep - p)))
+        return ENG_E_CORRUPT;
+    if (with_name && (sep + 1 == end || memchr(sep + 1, 0, (size_t)(end - sep - 1))))
+        return ENG_E_CORRUPT;
+    *ks = eng_strndup(p, (size_t)(sep - p));
+    if (*ks && with_name)
+        *name = eng_strndup(sep + 1, (size_t)(end - sep - 1));
+    return (!*ks || (with_name && !*name)) ? ENG_E_NOMEM : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading a snapshot                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* The K, T and Y records found in meta (values point into the map until txn ends). */
+typedef struct kv_list {
+    MDB_val *k, *v;
+    uint32_t n, cap;
+} kv_list;
+
+static int kv_push(kv_list *l, const MDB_val *k, const MDB_val *v)
+{
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        MDB_val *nk = eng_realloc(l->k, cap * sizeof *nk);
+        if (!nk)
+            return ENG_E_NOMEM;
+        l->k = nk;
+        MDB_val *nv = eng_realloc(l->v, cap * sizeof *nv);
+        if (!nv)
+            return ENG_E_NOMEM;
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->k[l->n] = *k;
+    l->v[l->n] = *v;
+    l->n++;
+    return 0;
+}
+
+static int scan_meta(MDB_txn *txn, MDB_dbi meta, kv_list lists[3], eng_err *err)
+{
+    MDB_cursor *cur;
+    int rc = mdb_cursor_open(txn, meta, &cur);
+    if (rc)
+        return eng_lmdb_err(err, rc, "read schema");
+    MDB_val k, v;
+    MDB_cursor_op op = MDB_FIRST;
+    while ((rc = mdb_cursor_get(cur, &k, &v, op)) == 0) {
+        op = MDB_NEXT;
+        const uint8_t *p = k.mv_data;
+        if (k.mv_size < 2 || p[1] != 0)
+            continue;
+        int which = p[0] == 'K' ? 0 : p[0] == 'T' ? 1 : p[0] == 'Y' ? 2 : -1;
+        if (which >= 0 && kv_push(&lists[which], &k, &v)) {
+            rc = ENOMEM;
+            break;
+        }
+    }
+    mdb_cursor_close(cur);
+    return rc == MDB_NOTFOUND ? 0 : eng_lmdb_err(err, rc, "read schema");
+}
+
+static int load_error(eng_err *err, int rc, const char *what, const char *ks, const char *name)
+{
+    if (rc == ENG_E_NOMEM)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory loading the schema");
+    return eng_errorf(err, ENG_E_CORRUPT, "corrupt catalog record for %s %s%s%s", what,
+                      ks ? ks : "?", name ? "." : "", name ? name : "");
+}
+
+static int ks_order(const void *a, const void *b)
+{
+    return strcmp(((const eng_keyspace *)a)->name, ((const eng_keyspace *)b)->name);
+}
+
+static int table_order(const void *a, const void *b)
+{
+    const eng_table *x = a, *y = b;
+    return cmp2(x->ks, x->name, y->ks, y->name);
+}
+
+static int udt_order(const void *a, const void *b)
+{
+    const eng_type *x = *(const eng_type *const *)a, *y = *(const eng_type *const *)b;
+    return cmp2(x->ks, x->name, y->ks, y->name);
+}
+
+static int load_keyspaces(eng_schema *s, const kv_list *l, eng_err *err)
+{
+    if (!l->n)
+        return 0;
+    if (!(s->keyspaces = eng_calloc(l->n, sizeof *s->keyspaces)))
+        return load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    for (uint32_t i = 0; i < l->n; i++) {
+        eng_keyspace *ks = &s->keyspaces[i];
+        char *none;
+        s->n_keyspaces = i + 1;
+        int rc = split_key(&l->k[i], 0, &ks->name, &none);
+        if (!rc)
+            rc = decode_keyspace(&l->v[i], ks);
+        if (rc)
+            return load_error(err, rc, "keyspace", ks->name, NULL);
+    }
+    qsort(s->keyspaces, s->n_keyspaces, sizeof *s->keyspaces, ks_order);
+    return 0;
+}
+
+/* While user types are being built, s->types holds the ones built so far, unsorted. */
+static const eng_type *built_resolver(void *ctx, const char *ks, const char *name)
+{
+    const eng_schema *s = ctx;
+    for (uint32_t i = 0; i < s->n_types; i++)
+        if (!strcmp(s->types[i]->ks, ks) && !strcmp(s->types[i]->name, name))
+            return s->types[i];
+    return NULL;
+}
+
+typedef struct udt_raw {
+    char *ks, *name;
+    const MDB_val *v;
+    int built;
+} udt_raw;
+
+static int has_dup_name(char *const *names, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j]))
+                return 1;
+    return 0;
+}
+
+/* One user type, if every type it uses is built: 0, ENG_E_NOMEM or ENG_E_CORRUPT. */
+static int build_udt(const udt_raw *u, eng_schema *s, eng_type **out)
+{
+    rd r = rd_record(u->v);
+    uint32_t n = rd_count(&r);
+    if (n > UINT16_MAX)
+        r.bad = 1;
+    char **names = n ? eng_calloc(n, sizeof *names) : NULL;
+    eng_type **types = n ? eng_calloc(n, sizeof *types) : NULL;
+    if (n && (!names || !types))
+        r.oom = 1;
+    for (uint32_t i = 0; i < n && !r.bad && !r.oom; i++) {
+        names[i] = rd_str(&r);
+        types[i] = rd_type(&r, built_resolver, s);
+    }
+    int rc = rd_result(&r);
+    if (!rc && has_dup_name(names, n))
+        rc = ENG_E_CORRUPT;
+    if (!rc) {
+        /* takes over the names and types, also when it fails */
+        *out = eng_type_new_udt(u->ks, u->name, names, types, (int)n, 0);
+        rc = *out ? 0 : ENG_E_NOMEM;
+    } else {
+        for (uint32_t i = 0; i < n && names && types; i++) {
+            eng_free(names[i]);
+            eng_type_free(types[i]);
+        }
+    }
+    eng_free(names);
+    eng_free(types);
+    return rc;
+}
+
+/*
+ * A user type may use other types of its keyspace, declared in any order, so
+ * types are built in passes until all are; a pass that builds none means a
+ * reference that no record satisfies.
+ */
+static int build_udts(eng_schema *s, udt_raw *raw, uint32_t n, eng_err *err)
+{
+    uint32_t left = n;
+    while (left) {
+        uint32_t built = 0, first_bad = n;
+        for (uint32_t i = 0; i < n; i++) {
+            if (raw[i].built)
+                continue;
+            eng_type *t = NULL;
+            int rc = build_udt(&raw[i], s, &t);
+            if (rc == ENG_E_NOMEM)
+                return load_error(err, rc, NULL, NULL, NULL);
+            if (rc) {
+                first_bad = first_bad < n ? first_bad : i;
+                continue;
+            }
+            s->types[s->n_types++] = t;
+            raw[i].built = 1;
+            built++;
+            left--;
+        }
+        if (left && !built)
+            return load_error(err, ENG_E_CORRUPT, "user type", raw[first_bad].ks,
+                              raw[first_bad].name);
+    }
+    return 0;
+}
+
+static int load_types(eng_schema *s, const kv_list *l, eng_err *err)
+{
+    if (!l->n)
+        return 0;
+    udt_raw *raw = eng_calloc(l->n, sizeof *raw);
+    s->types = eng_calloc(l->n, sizeof *s->types);
+    int rc = (raw && s->types) ? 0 : load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    for (uint32_t i = 0; !rc && i < l->n; i++) {
+        raw[i].v = &l->v[i];
+        rc = split_key(&l->k[i], 1, &raw[i].ks, &raw[i].name);
+        if (!rc && !eng_schema_keyspace(s, raw[i].ks))
+            rc = ENG_E_CORRUPT;
+        if (rc)
+            rc = load_error(err, rc, "user type", raw[i].ks, raw[i].name);
+    }
+    if (!rc)
+        rc = build_udts(s, raw, l->n, err);
+    for (uint32_t i = 0; raw && i < l->n; i++) {
+        eng_free(raw[i].ks);
+        eng_free(raw[i].name);
+    }
+    eng_free(raw);
+    if (!rc)
+        qsort(s->types, s->n_types, sizeof *s->types, udt_order);
+    return rc;
+}
+
+static int load_tables(eng_schema *s, const kv_list *l, eng_err *err)
+{
+    if (!l->n)
+        return 0;
+    if (!(s->tables = eng_calloc(l->n, sizeof *s->tables)))
+        return load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    for (uint32_t i = 0; i < l->n; i++) {
+        eng_table *t = &s->tables[i];
+        s->n_tables = i + 1;
+        int rc = split_key(&l->k[i], 1, &t->ks, &t->name);
+        if (!rc)
+            rc = eng_schema_keyspace(s, t->ks) ? decode_table(&l->v[i], t, s) : ENG_E_CORRUPT;
+        if (rc)
+            return load_error(err, rc, "table", t->ks, t->name);
+    }
+    qsort(s->tables, s->n_tables, sizeof *s->tables, table_order);
+    return 0;
+}
+
+int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err)
+{
+    *out = NULL;
+    eng_schema *s = eng_calloc(1, sizeof *s);
+    if (!s)
+        return load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    atomic_init(&s->refs, 1);
+    kv_list lists[3];
+    memset(lists, 0, sizeof lists);
+    int rc = eng_catalog_version(txn, meta, &s->version, err);
+    if (!rc)
+        rc = scan_meta(txn, meta, lists, err);
+    if (!rc)
+        rc = load_keyspaces(s, &lists[0], err);
+    if (!rc)
+        rc = load_types(s, &lists[2], err);
+    if (!rc)
+        rc = load_tables(s, &lists[1], err);
+    for (int i = 0; i < 3; i++) {
+        eng_free(lists[i].k);
+        eng_free(lists[i].v);
+    }
+    if (rc) {
+        free_schema(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}

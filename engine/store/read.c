@@ -1,0 +1,920 @@
+/*
+ * The read path: partitions by key or by token range, clustering slices
+ * forward or reversed, limits overall and per partition, DISTINCT, static
+ * rows, and paging — each one LMDB read transaction, so a read sees one
+ * consistent snapshot and never waits for a writer.
+ *
+ * Every slice is one cursor walk over the half-open byte range [L, H) of
+ * row keys (storage.h): keys sort in storage order, so a slice in
+ * clustering order is either a forward or a backward walk. Tombstones are
+ * applied here: the partition header (partition deletion, range
+ * tombstones) covers rows lazily, so what a delete shadowed is never
+ * returned even before purge removes it (facts §4.1).
+ *
+ * Cells of columns that no longer exist (dropped) are invisible: a row
+ * whose only live data belongs to dropped columns is not returned.
+ *
+ * Paging: the resume position is the last returned row's key (plus the
+ * number of rows already returned from its partition, for PER PARTITION
+ * LIMIT); a resumed read continues strictly after it.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "engine/store/store_int.h"
+#include "engine/store/keycodec.h"
+#include "engine/store/rowkey.h"
+#include "engine/value/token.h"
+
+#define RESUME_VERSION 1
+
+typedef struct range {
+    eng_buf lo; /* inclusive lower bound of keys */
+    eng_buf hi; /* exclusive upper bound; hi_inf = no bound */
+    int hi_inf;
+} range;
+
+/* Clustering values of the current row, decoded only when asked for. */
+struct eng_ck_lazy {
+    const eng_table *t;
+    const uint8_t *key; /* stored clustering key bytes */
+    size_t len;
+    int decoded;
+    eng_val vals[64];
+    eng_buf buf;
+};
+
+/*
+ * One read's state. Readers are pooled per database (with their buffers,
+ * arenas and cursor), so a read allocates nothing once warm.
+ */
+typedef struct reader {
+    eng_db *db;
+    MDB_txn *txn;
+    MDB_cursor *cur;
+    MDB_dbi cur_dbi;       /* the pooled cursor's sub-database */
+    const eng_table *t;
+    const eng_query *q;
+    eng_row_cb cb;
+    void *ctx;
+    int64_t now_s;
+    eng_err *err;
+    int forward;           /* walk direction in storage order */
+    /* the current partition */
+    eng_buf prefix;
+    const eng_val *pk;
+    eng_val pk_vals[64];
+    eng_buf pk_bytes;
+    eng_pheader header;
+    eng_arena header_arena;
+    eng_row static_row;
+    int has_static_row;
+    int static_live;
+    eng_arena static_arena;
+    uint32_t in_partition;
+    /* per row */
+    eng_arena row_arena;
+    eng_ck_lazy lazy;
+    eng_val null_ck[64];
+    /* results */
+    uint32_t returned;
+    int peeking;           /* the page is full: the next row only tells there is more */
+    int done;
+    eng_read_info *info;
+    const uint8_t *last_key; /* key of the last row returned (in the map, or in last_buf) */
+    size_t last_len;
+    eng_buf last_buf;
+    uint32_t last_in_partition;
+    range rg;
+    eng_buf tmp, lo, hi;
+} reader;
+
+static int nomem(reader *r) { return eng_errorf(r->err, ENG_E_NOMEM, "out of memory in a read"); }
+
+/* Byte-string order (a proper prefix sorts first), as LMDB orders keys. */
+static int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    return c ? c : (alen > blen) - (alen < blen);
+}
+
+/* ---- liveness with dropped columns ignored ---- */
+
+static int column_exists(const eng_table *t, uint32_t id) { return eng_table_column_by_id(t, id) != NULL; }
+
+static eng_deletion complex_del(const eng_row *row, uint32_t col)
+{
+    for (uint32_t i = 0; i < row->n_cdels; i++)
+        if (row->cdels[i].col == col)
+            return row->cdels[i].del;
+    return (eng_deletion){ENG_TS_NONE, 0};
+}
+
+/* Live and not shadowed by the row, complex or covering deletion. */
+static int cell_visible(const eng_row *row, const eng_cell *c, const eng_deletion *covering,
+                        int64_t now_s)
+{
+    if (!eng_cell_is_live(c, now_s) || eng_deletion_deletes(covering, c->ts_us) ||
+        eng_deletion_deletes(&row->deletion, c->ts_us))
+        return 0;
+    if (c->path.len >= 0) {
+        eng_deletion cd = complex_del(row, c->col);
+        if (eng_deletion_deletes(&cd, c->ts_us))
+            return 0;
+    }
+    return 1;
+}
+
+int eng_row_live(const eng_table *t, const eng_row *row, const eng_deletion *covering,
+                 int64_t now_s)
+{
+    const eng_liveness *m = &row->marker;
+    if (m->ts_us != ENG_TS_NONE && eng_liveness_is_live(m, now_s) &&
+        !eng_deletion_deletes(covering, m->ts_us) && !eng_deletion_deletes(&row->deletion, m->ts_us))
+        return 1;
+    for (uint32_t i = 0; i < row->n_cells; i++)
+        if (column_exists(t, row->cells[i].col) &&
+            cell_visible(row, &row->cells[i], covering, now_s))
+            return 1;
+    return 0;
+}
+
+/* ---- column values of a row view ---- */
+
+/* The simple cell of column col. Rows have few cells: a forward scan beats bisection. */
+static const eng_cell *find_simple(const eng_row *row, uint32_t col)
+{
+    for (uint32_t i = 0; i < row->n_cells; i++) {
+        const eng_cell *c = &row->cells[i];
+        if (c->col == col)
+            return c->path.len < 0 ? c : NULL; /* a simple cell sorts first in its column */
+        if (c->col > col)
+            break;
+    }
+    return NULL;
+}
+
+/* Non-frozen collection or UDT (stored as one cell per element). */
+static int multicell(const eng_type *t)
+{
+    return !t->frozen && (t->kind == ENG_LIST || t->kind == ENG_SET || t->kind == ENG_MAP ||
+                          t->kind == ENG_UDT);
+}
+
+/* Assembles the live elements of a multi-cell column into its native serialization. */
+static int assemble(const eng_row_view *v, const eng_row *row, const eng_column *c,
+                    const eng_deletion *covering, eng_val *out, eng_err *err)
+{
+    const eng_type *ty = c->type;
+    eng_buf b = ENG_BUF_INIT;
+    int32_t n = 0;
+    int rc = 0;
+    if (ty->kind != ENG_UDT)
+        eng_buf_put_be32(&b, 0); /* count, patched below */
+    uint16_t next_field = 0;
+    for (uint32_t i = 0; i < row->n_cells && !rc; i++) {
+        const eng_cell *x = &row->cells[i];
+        if (x->col != c->id || x->path.len < 0 || !cell_visible(row, x, covering, v->now_s))
+            continue;
+        const uint8_t *pp = x->path.p, *pe = pp + x->path.len;
+        switch (ty->kind) {
+        case ENG_LIST:
+            eng_buf_put_bytes(&b, x->value.p, x->value.len);
+            break;
+        case ENG_SET:
+        case ENG_MAP: {
+            size_t at = b.len;
+            eng_buf_put_be32(&b, 0);
+            rc = eng_key_get(ty->sub[0], &pp, pe, 0, &b, err);
+            if (!rc && !b.oom)
+                eng_put_be32(b.p + at, (uint32_t)(b.len - at - 4));
+            if (ty->kind == ENG_MAP)
+                eng_buf_put_bytes(&b, x->value.p, x->value.len);
+            break;
+        }
+        case ENG_UDT: {
+            uint16_t f = x->path.len == 2 ? eng_be16(x->path.p) : 0xFFFF;
+            if (f >= ty->n_sub)
+                continue; /* a field beyond the type's (cannot happen: types only grow) */
+            for (; next_field < f; next_field++)
+                eng_buf_put_be32(&b, 0xFFFFFFFFu);
+            eng_buf_put_bytes(&b, x->value.p, x->value.len);
+            next_field = (uint16_t)(f + 1);
+            break;
+        }
+        }
+        n++;
+    }
+    if (rc || n == 0) {
+        eng_buf_free(&b);
+        out->p = NULL;
+        out->len = ENG_NULL;
+        return rc;
+    }
+    /* Fields after the last live one are nulls, as Cassandra's UserType writes every field. */
+    for (; ty->kind == ENG_UDT && next_field < ty->n_sub; next_field++)
+        eng_buf_put_be32(&b, 0xFFFFFFFFu);
+    if (ty->kind != ENG_UDT && !b.oom)
+        eng_put_be32(b.p, (uint32_t)n);
+    if (b.oom) {
+        eng_buf_free(&b);
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory assembling %s", c->name);
+    }
+    out->p = eng_arena_memdup(v->arena, b.p, b.len);
+    out->len = (int32_t)b.len;
+    eng_buf_free(&b);
+    return out->p ? 0 : eng_errorf(err, ENG_E_NOMEM, "out of memory assembling %s", c->name);
+}
+
+int eng_view_column(const eng_row_view *v, uint16_t col, eng_val *value, int64_t *writetime,
+                    int32_t *ttl_s, eng_err *err)
+{
+    const eng_table *t = v->table;
+    value->p = NULL;
+    value->len = ENG_NULL;
+    if (writetime)
+        *writetime = ENG_TS_NONE;
+    if (ttl_s)
+        *ttl_s = 0;
+    if (col >= t->n_cols)
+        return eng_errorf(err, ENG_E_INVALID, "Invalid column index %u", col);
+    const eng_column *c = &t->cols[col];
+    if (c->kind == ENG_COL_PARTITION) {
+        *value = v->pk[c->position];
+        return 0;
+    }
+    if (c->kind == ENG_COL_CLUSTERING) {
+        const eng_val *ck;
+        int rc = eng_view_clustering(v, &ck, err);
+        if (!rc)
+            *value = ck[c->position];
+        return rc;
+    }
+    int is_static = c->kind == ENG_COL_STATIC;
+    const eng_row *row = is_static ? v->static_row : v->row;
+    const eng_deletion *covering = is_static ? &v->static_covering : &v->covering;
+    if (!row)
+        return 0;
+    if (multicell(c->type))
+        return assemble(v, row, c, covering, value, err);
+    const eng_cell *x = find_simple(row, c->id);
+    if (!x || !cell_visible(row, x, covering, v->now_s))
+        return 0;
+    *value = x->value;
+    if (writetime)
+        *writetime = x->ts_us;
+    if (ttl_s && (x->flags & ENG_CELL_EXPIRING) && x->ldt_s > v->now_s)
+        *ttl_s = (int32_t)(x->ldt_s - v->now_s);
+    return 0;
+}
+
+/* ---- emitting rows ---- */
+
+static void set_view(reader *r, eng_row_view *v, const eng_val *ck, const eng_row *row,
+                     eng_deletion covering)
+{
+    v->table = r->t;
+    v->pk = r->pk;
+    v->ck = ck;
+    v->ck_lazy = ck ? NULL : &r->lazy;
+    v->row = row;
+    v->static_row = r->has_static_row ? &r->static_row : NULL;
+    v->covering = covering;
+    v->static_covering = r->header.partition_del;
+    v->now_s = r->now_s;
+    v->arena = &r->row_arena;
+}
+
+int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err)
+{
+    if (v->ck) {
+        *ck = v->ck;
+        return 0;
+    }
+    eng_ck_lazy *z = v->ck_lazy;
+    if (!z->decoded) {
+        eng_buf_reset(&z->buf);
+        int rc = eng_storage_decode_clustering(z->t, z->key, z->key + z->len, &z->buf, z->vals,
+                                               err);
+        if (rc)
+            return rc;
+        z->decoded = 1;
+    }
+    *ck = z->vals;
+    return 0;
+}
+
+/*
+ * Hands one row to the callback, or — once the page is full — only notes
+ * that more rows exist. key is the row's storage key (its resume position).
+ */
+static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key_len, int stable)
+{
+    if (r->peeking) {
+        r->info->has_more = 1;
+        r->done = 1;
+        return 0;
+    }
+    int rc = r->cb ? r->cb(r->ctx, v) : 0;
+    if (rc < 0)
+        return eng_errorf(r->err, -rc, "read aborted by its consumer");
+    r->returned++;
+    r->in_partition++;
+    r->last_in_partition = r->in_partition;
+    if (stable) {
+        /* The key lives in the map for the whole read transaction. */
+        r->last_key = key;
+        r->last_len = key_len;
+    } else {
+        eng_buf_reset(&r->last_buf);
+        eng_buf_put(&r->last_buf, key, key_len);
+        if (r->last_buf.oom)
+            return nomem(r);
+        r->last_key = r->last_buf.p;
+        r->last_len = r->last_buf.len;
+    }
+    if (rc == 1 || (r->q->limit && r->returned >= r->q->limit))
+        r->peeking = 1;
+    return 0;
+}
+
+/* ---- cursor walks ---- */
+
+/* Sets [lo, hi) in r->rg from a prefix bound pair (see storage.h / row.h prefix semantics). */
+static int range_from_prefix(reader *r, const eng_buf *lo, int lo_incl, const eng_buf *hi,
+                             int hi_incl)
+{
+    range *g = &r->rg;
+    eng_buf_reset(&g->lo);
+    eng_buf_put(&g->lo, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&g->lo, ENG_KIND_ROW);
+    eng_buf_put(&g->lo, lo->p, lo->len);
+    if (!lo_incl && !eng_storage_successor(&g->lo))
+        return 0; /* nothing can follow */
+    eng_buf_reset(&g->hi);
+    eng_buf_put(&g->hi, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&g->hi, ENG_KIND_ROW);
+    eng_buf_put(&g->hi, hi->p, hi->len);
+    g->hi_inf = 0;
+    if (hi_incl && !eng_storage_successor(&g->hi))
+        g->hi_inf = 1;
+    return (g->lo.oom || g->hi.oom) ? -1 : 1;
+}
+
+
+/* Narrows the range to keys strictly after (in walk order) the resume key. */
+static int narrow_to_resume(reader *r, const uint8_t *key, size_t len)
+{
+    range *g = &r->rg;
+    if (r->forward) {
+        eng_buf_reset(&r->tmp);
+        eng_buf_put(&r->tmp, key, len);
+        eng_buf_put_u8(&r->tmp, 0); /* the smallest string greater than key */
+        if (r->tmp.oom)
+            return nomem(r);
+        if (key_cmp(g->lo.p, g->lo.len, r->tmp.p, r->tmp.len) < 0) {
+            eng_buf_reset(&g->lo);
+            eng_buf_put(&g->lo, r->tmp.p, r->tmp.len);
+        }
+    } else if (g->hi_inf || key_cmp(key, len, g->hi.p, g->hi.len) < 0) {
+        eng_buf_reset(&g->hi);
+        eng_buf_put(&g->hi, key, len);
+        g->hi_inf = 0;
+    }
+    return (g->lo.oom || g->hi.oom) ? nomem(r) : 0;
+}
+
+/* Decodes and, if live, emits the row stored at (k, v). *stop: partition limit reached. */
+static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
+{
+    eng_arena_reset(&r->row_arena);
+    eng_row row;
+    int rc = eng_row_decode(v->mv_data, v->mv_size, &row, &r->row_arena, r->err);
+    if (rc)
+        return rc;
+    const uint8_t *key = k->mv_data;
+    size_t ck_off = r->prefix.len + 1;
+    eng_deletion covering = r->header.partition_del;
+    if (r->header.n_rts) /* only range tombstones depend on the row's key */
+        covering = eng_pheader_covering(&r->header, key + ck_off, k->mv_size - ck_off);
+    if (!eng_row_live(r->t, &row, &covering, r->now_s))
+        return 0;
+    if (r->q->per_partition_limit && r->in_partition >= r->q->per_partition_limit) {
+        *stop = 1;
+        return 0;
+    }
+    r->lazy.t = r->t;
+    r->lazy.key = key + ck_off;
+    r->lazy.len = k->mv_size - ck_off;
+    r->lazy.decoded = 0;
+    eng_row_view view;
+    set_view(r, &view, NULL, &row, covering);
+    return emit(r, &view, key, k->mv_size, 1);
+}
+
+/* One cursor walk over r->rg in the reader's direction. */
+static int walk(reader *r)
+{
+    range *g = &r->rg;
+    MDB_val k, v;
+    int mrc;
+    MDB_cursor_op step = r->forward ? MDB_NEXT : MDB_PREV;
+    if (r->forward) {
+        k.mv_size = g->lo.len;
+        k.mv_data = g->lo.p;
+        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    } else if (g->hi_inf) {
+        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_LAST);
+    } else {
+        k.mv_size = g->hi.len;
+        k.mv_data = g->hi.p;
+        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+        mrc = mrc == MDB_NOTFOUND ? mdb_cursor_get(r->cur, &k, &v, MDB_LAST)
+                                  : (mrc ? mrc : mdb_cursor_get(r->cur, &k, &v, MDB_PREV));
+    }
+    int stop = 0;
+    while (mrc == 0 && !r->done && !stop) {
+        if (r->forward ? (!g->hi_inf && key_cmp(k.mv_data, k.mv_size, g->hi.p, g->hi.len) >= 0)
+                       : key_cmp(k.mv_data, k.mv_size, g->lo.p, g->lo.len) < 0)
+            break;
+        int rc = visit_row(r, &k, &v, &stop);
+        if (rc)
+            return rc;
+        if (!r->done && !stop)
+            mrc = mdb_cursor_get(r->cur, &k, &v, step);
+    }
+    if (mrc && mrc != MDB_NOTFOUND)
+        return eng_lmdb_err(r->err, mrc, "read rows");
+    return stop ? 1 : 0;
+}
+
+/* 1 if k is the key of kind `kind` of the current partition (header or static row). */
+static int is_partition_key(const reader *r, const MDB_val *k, uint8_t kind)
+{
+    return k->mv_size == r->prefix.len + 1 && memcmp(k->mv_data, r->prefix.p, r->prefix.len) == 0 &&
+           ((const uint8_t *)k->mv_data)[r->prefix.len] == kind;
+}
+
+/*
+ * Loads the partition header and static row of r->prefix with one cursor
+ * positioning: they are the partition's first keys, and the cursor is left
+ * there, so the row walk that follows usually stays on the same page.
+ */
+static int load_partition(reader *r)
+{
+    eng_arena_reset(&r->header_arena);
+    eng_pheader_init(&r->header);
+    r->has_static_row = 0;
+    r->static_live = 0;
+    eng_buf_reset(&r->tmp);
+    eng_buf_put(&r->tmp, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&r->tmp, ENG_KIND_HEADER);
+    if (r->tmp.oom)
+        return nomem(r);
+    MDB_val k = {r->tmp.len, r->tmp.p}, v;
+    int rc = 0, mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, &r->header, &r->header_arena, r->err);
+        if (!rc)
+            mrc = mdb_cursor_get(r->cur, &k, &v, MDB_NEXT);
+    }
+    if (!rc && mrc == 0 && r->t->has_static && is_partition_key(r, &k, ENG_KIND_STATIC)) {
+        eng_arena_reset(&r->static_arena);
+        rc = eng_row_decode(v.mv_data, v.mv_size, &r->static_row, &r->static_arena, r->err);
+        if (!rc) {
+            r->has_static_row = 1;
+            r->static_live =
+                eng_row_live(r->t, &r->static_row, &r->header.partition_del, r->now_s);
+        }
+    }
+    if (!rc && mrc && mrc != MDB_NOTFOUND)
+        rc = eng_lmdb_err(r->err, mrc, "read partition");
+    return rc;
+}
+
+/* Emits the partition's one static-only or DISTINCT row (null clustering). */
+static int emit_partition_row(reader *r, uint8_t kind)
+{
+    eng_row_view view;
+    eng_deletion none = {ENG_TS_NONE, 0};
+    set_view(r, &view, r->null_ck, NULL, none);
+    eng_buf_reset(&r->tmp);
+    eng_buf_put(&r->tmp, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&r->tmp, kind);
+    if (r->tmp.oom)
+        return nomem(r);
+    return emit(r, &view, r->tmp.p, r->tmp.len, 0);
+}
+
+static int set_unbounded(reader *r)
+{
+    eng_buf none = ENG_BUF_INIT;
+    int rc = range_from_prefix(r, &none, 1, &none, 1);
+    return rc < 0 ? nomem(r) : rc;
+}
+
+/* 1 if the partition has a live clustering row. */
+static int any_live_row(reader *r, int *live)
+{
+    *live = 0;
+    if (set_unbounded(r) < 0)
+        return nomem(r);
+    MDB_val k = {r->rg.lo.len, r->rg.lo.p}, v;
+    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    while (mrc == 0 && key_cmp(k.mv_data, k.mv_size, r->rg.hi.p, r->rg.hi.len) < 0) {
+        eng_arena_reset(&r->row_arena);
+        eng_row row;
+        int rc = eng_row_decode(v.mv_data, v.mv_size, &row, &r->row_arena, r->err);
+        if (rc)
+            return rc;
+        size_t off = r->prefix.len + 1;
+        eng_deletion cov =
+            eng_pheader_covering(&r->header, (const uint8_t *)k.mv_data + off, k.mv_size - off);
+        if (eng_row_live(r->t, &row, &cov, r->now_s)) {
+            *live = 1;
+            return 0;
+        }
+        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_NEXT);
+    }
+    return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "read rows") : 0;
+}
+
+/* A query for exactly one row: one slice whose bounds are the same full clustering key. */
+static int is_point(const eng_table *t, const eng_query *q)
+{
+    if (q->n_slices != 1 || q->distinct || q->static_rows)
+        return 0;
+    const eng_bound *a = &q->slices[0].start, *b = &q->slices[0].end;
+    if (a->n != t->n_ck || b->n != t->n_ck || !a->inclusive || !b->inclusive)
+        return 0;
+    for (uint16_t i = 0; i < a->n; i++) {
+        eng_val x = a->vals[i], y = b->vals[i];
+        if (x.len != y.len || (x.len > 0 && memcmp(x.p, y.p, (size_t)x.len) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Reads one row by its full key: one cursor lookup, no walk. */
+static int read_point(reader *r)
+{
+    eng_buf_reset(&r->lo);
+    eng_buf_put(&r->lo, r->prefix.p, r->prefix.len);
+    eng_buf_put_u8(&r->lo, ENG_KIND_ROW);
+    int rc = eng_storage_clustering(&r->lo, r->t, r->q->slices[0].start.vals, r->t->n_ck, r->err);
+    if (rc)
+        return rc;
+    if (r->lo.len > ENG_MAX_KEY)
+        return 0; /* such a key cannot have been stored */
+    MDB_val k = {r->lo.len, r->lo.p}, v;
+    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_KEY);
+    if (mrc == MDB_NOTFOUND)
+        return 0;
+    if (mrc)
+        return eng_lmdb_err(r->err, mrc, "read row");
+    int stop = 0;
+    return visit_row(r, &k, &v, &stop);
+}
+
+/*
+ * Reads the partition at r->prefix. resume (may be NULL) is a row key of
+ * this partition to continue after, with `count` rows already returned.
+ */
+static int read_partition(reader *r, const uint8_t *resume, size_t resume_len, uint32_t count)
+{
+    int rc = load_partition(r);
+    if (rc)
+        return rc;
+    r->in_partition = resume ? count : 0;
+    if (resume && (resume_len <= r->prefix.len || resume[r->prefix.len] != ENG_KIND_ROW))
+        return 0; /* that partition's one row was already returned */
+    const eng_query *q = r->q;
+    if (q->distinct) {
+        int live = r->static_live;
+        if (!live && (rc = any_live_row(r, &live)))
+            return rc;
+        return live ? emit_partition_row(r, ENG_KIND_HEADER) : 0;
+    }
+    if (!resume && is_point(r->t, q))
+        return read_point(r);
+    uint32_t n = q->n_slices ? q->n_slices : 1;
+    for (uint32_t i = 0; i < n && !r->done; i++) {
+        if (!q->n_slices) {
+            rc = set_unbounded(r);
+        } else {
+            const eng_slice *s = &q->slices[q->reversed ? n - 1 - i : i];
+            int lo_incl, hi_incl;
+            eng_buf_reset(&r->lo);
+            eng_buf_reset(&r->hi);
+            rc = eng_storage_slice(r->t, s, &r->lo, &lo_incl, &r->hi, &hi_incl, r->err);
+            if (!rc)
+                rc = range_from_prefix(r, &r->lo, lo_incl, &r->hi, hi_incl);
+            if (rc < 0)
+                rc = nomem(r);
+        }
+        if (rc <= 0) {
+            if (rc)
+                return rc;
+            continue; /* empty slice */
+        }
+        if (resume && (rc = narrow_to_resume(r, resume, resume_len)))
+            return rc;
+        rc = walk(r);
+        if (rc < 0 || rc > 1)
+            return rc;
+        if (rc == 1)
+            break; /* per partition limit */
+    }
+    if (!resume && !r->done && r->in_partition == 0 && q->static_rows && r->static_live)
+        return emit_partition_row(r, ENG_KIND_STATIC);
+    return 0;
+}
+
+/* 1 if key lies in partition prefix p. */
+static int in_partition(const uint8_t *key, size_t len, const eng_buf *p)
+{
+    return len > p->len && memcmp(key, p->p, p->len) == 0;
+}
+
+static int scan_keys(reader *r, const uint8_t *resume, size_t resume_len, uint32_t count)
+{
+    int reached = resume == NULL;
+    for (uint32_t i = 0; i < r->q->n_keys && !r->done; i++) {
+        eng_buf_reset(&r->prefix);
+        int rc = eng_storage_partition(&r->prefix, r->t, r->q->keys[i], NULL, r->err);
+        if (rc)
+            return rc;
+        r->pk = r->q->keys[i];
+        if (!reached) {
+            if (!in_partition(resume, resume_len, &r->prefix))
+                continue;
+            reached = 1;
+            rc = read_partition(r, resume, resume_len, count);
+        } else {
+            rc = read_partition(r, NULL, 0, 0);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint32_t count)
+{
+    const eng_query *q = r->q;
+    uint8_t start[8];
+    MDB_val k, v;
+    if (resume) {
+        k.mv_size = resume_len;
+        k.mv_data = (void *)resume;
+    } else {
+        int64_t lo = q->token_lo;
+        if (!q->token_lo_incl) {
+            if (lo == ENG_TOKEN_MAX)
+                return 0;
+            lo++;
+        }
+        eng_key_put_token(start, lo);
+        k.mv_size = 8;
+        k.mv_data = start;
+    }
+    int first = 1;
+    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    while (mrc == 0 && !r->done) {
+        const uint8_t *p = k.mv_data, *end = p + k.mv_size;
+        int64_t token;
+        eng_buf_reset(&r->pk_bytes);
+        int rc = eng_key_get_partition(&p, end, &token, &r->pk_bytes, r->err);
+        if (rc)
+            return rc;
+        if (q->token_hi_incl ? token > q->token_hi : token >= q->token_hi)
+            break;
+        eng_buf_reset(&r->prefix);
+        eng_buf_put(&r->prefix, k.mv_data, (size_t)(p - (const uint8_t *)k.mv_data));
+        if (r->prefix.oom || r->pk_bytes.oom)
+            return nomem(r);
+        if ((rc = eng_storage_split_partition(r->t, r->pk_bytes.p, r->pk_bytes.len, r->pk_vals,
+                                              r->err)))
+            return rc;
+        r->pk = r->pk_vals;
+        if (first && resume && in_partition(resume, resume_len, &r->prefix))
+            rc = read_partition(r, resume, resume_len, count);
+        else
+            rc = read_partition(r, NULL, 0, 0);
+        if (rc)
+            return rc;
+        first = 0;
+        /* Past every key of this partition: kinds stop at ENG_KIND_ROW. */
+        eng_buf_reset(&r->tmp);
+        eng_buf_put(&r->tmp, r->prefix.p, r->prefix.len);
+        eng_buf_put_u8(&r->tmp, ENG_KIND_ROW + 1);
+        if (r->tmp.oom)
+            return nomem(r);
+        k.mv_size = r->tmp.len;
+        k.mv_data = r->tmp.p;
+        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    }
+    return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "scan partitions") : 0;
+}
+
+static int parse_resume(const eng_query *q, const uint8_t **key, size_t *len, uint32_t *count,
+                        eng_err *err)
+{
+    *key = NULL;
+    *len = 0;
+    *count = 0;
+    if (!q->resume || !q->resume_len)
+        return 0;
+    if (q->resume_len < 6 || q->resume[0] != RESUME_VERSION)
+        return eng_errorf(err, ENG_E_INVALID, "Invalid value for the paging state");
+    *count = eng_be32(q->resume + 1);
+    *key = q->resume + 5;
+    *len = q->resume_len - 5;
+    return 0;
+}
+
+static void reader_destroy(reader *r)
+{
+    if (r->cur)
+        mdb_cursor_close(r->cur);
+    eng_buf_free(&r->prefix);
+    eng_buf_free(&r->pk_bytes);
+    eng_arena_free(&r->header_arena);
+    eng_arena_free(&r->static_arena);
+    eng_arena_free(&r->row_arena);
+    eng_buf_free(&r->lazy.buf);
+    eng_buf_free(&r->last_buf);
+    eng_buf_free(&r->rg.lo);
+    eng_buf_free(&r->rg.hi);
+    eng_buf_free(&r->tmp);
+    eng_buf_free(&r->lo);
+    eng_buf_free(&r->hi);
+    eng_free(r);
+}
+
+/* A pooled reader of this database, or a new one (NULL on OOM). */
+static reader *reader_get(eng_db *db)
+{
+    reader *r = NULL;
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_readers)
+        r = db->readers[--db->n_readers];
+    pthread_mutex_unlock(&db->pool_lock);
+    if (r)
+        return r;
+    r = eng_calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    for (int i = 0; i < 64; i++)
+        r->null_ck[i].len = ENG_NULL;
+    eng_arena_init(&r->header_arena, 1024);
+    eng_arena_init(&r->static_arena, 1024);
+    eng_arena_init(&r->row_arena, 4096);
+    return r;
+}
+
+static void reader_put(eng_db *db, reader *r)
+{
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_readers < ENG_READ_POOL) {
+        db->readers[db->n_readers++] = r;
+        r = NULL;
+    }
+    pthread_mutex_unlock(&db->pool_lock);
+    if (r)
+        reader_destroy(r);
+}
+
+void eng_read_pool_free(eng_db *db)
+{
+    for (int i = 0; i < db->n_readers; i++)
+        reader_destroy(db->readers[i]);
+    db->n_readers = 0;
+}
+
+/* A cursor on the table in this transaction, reusing the reader's when it can. */
+static int open_cursor(reader *r, MDB_dbi dbi)
+{
+    int mrc;
+    if (r->cur && r->cur_dbi == dbi) {
+        mrc = mdb_cursor_renew(r->txn, r->cur);
+        if (mrc == 0)
+            return 0;
+    }
+    if (r->cur)
+        mdb_cursor_close(r->cur);
+    r->cur = NULL;
+    mrc = mdb_cursor_open(r->txn, dbi, &r->cur);
+    if (mrc) {
+        r->cur = NULL;
+        return eng_lmdb_err(r->err, mrc, "open cursor");
+    }
+    r->cur_dbi = dbi;
+    return 0;
+}
+
+/* The resume position, built while the last key is still mapped. */
+static int save_resume(reader *r)
+{
+    eng_buf *b = &r->info->resume;
+    eng_buf_put_u8(b, RESUME_VERSION);
+    eng_buf_put_be32(b, r->last_in_partition);
+    eng_buf_put(b, r->last_key, r->last_len);
+    return b->oom ? nomem(r) : 0;
+}
+
+static int read_once(reader *r, int *restart)
+{
+    eng_schema *cur = NULL;
+    int stale = 0;
+    *restart = 0;
+    int rc = eng_read_begin(r->db, &r->txn, r->err);
+    if (rc)
+        return rc;
+    rc = eng_db_schema_in(r->db, r->txn, 1, &cur, &stale, r->err);
+    if (!rc && stale) {
+        *restart = 1;
+        goto out;
+    }
+    const eng_table *t = NULL;
+    if (!rc)
+        rc = eng_resolve_table(cur, r->q->table, &t, r->err);
+    if (!rc && (r->q->table->n_pk > 64 || r->q->table->n_ck > 64))
+        rc = eng_errorf(r->err, ENG_E_INVALID, "too many key columns");
+    if (!rc)
+        rc = open_cursor(r, t->dbi);
+    if (rc)
+        goto out;
+    /* Rows are decoded with the caller's definition, as cas.c does: the caller maps columns
+       by its table's indexes, and another process may have altered the table since (a cell
+       of a column the caller does not know is skipped, as a dropped column's is). */
+    r->t = r->q->table;
+    const uint8_t *resume;
+    size_t resume_len;
+    uint32_t count;
+    rc = parse_resume(r->q, &resume, &resume_len, &count, r->err);
+    if (!rc)
+        rc = r->q->n_keys ? scan_keys(r, resume, resume_len, count)
+                          : scan_tokens(r, resume, resume_len, count);
+    if (!rc && r->info->has_more)
+        rc = save_resume(r);
+out:
+    eng_read_end(r->db, r->txn);
+    r->txn = NULL;
+    if (cur)
+        eng_schema_unref(cur);
+    return rc;
+}
+
+/* Per-read state of a pooled reader; its buffers and arenas keep their memory. */
+static void reader_start(reader *r, eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx,
+                         eng_read_info *info, eng_err *err)
+{
+    r->db = db;
+    r->q = q;
+    r->cb = cb;
+    r->ctx = ctx;
+    r->err = err;
+    r->info = info;
+    r->now_s = eng_clock_now_s(&db->clock);
+    r->forward = !(eng_storage_reversed(q->table) ^ !!q->reversed);
+    r->returned = 0;
+    r->peeking = 0;
+    r->done = 0;
+    r->in_partition = 0;
+    r->last_key = NULL;
+    r->last_len = 0;
+    r->last_in_partition = 0;
+    r->has_static_row = 0;
+    r->static_live = 0;
+}
+
+int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_info *info,
+             eng_err *err)
+{
+    eng_read_info local = {0, 0, ENG_BUF_INIT};
+    if (!info)
+        info = &local;
+    info->rows = 0;
+    info->has_more = 0;
+    eng_buf_reset(&info->resume);
+    reader *r = reader_get(db);
+    if (!r)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory in a read");
+    reader_start(r, db, q, cb, ctx, info, err);
+    int rc, restart;
+    do {
+        rc = read_once(r, &restart);
+    } while (!rc && restart);
+    info->rows = r->returned;
+    reader_put(db, r);
+    if (info == &local)
+        eng_read_info_free(&local);
+    return rc;
+}
+
+void eng_read_info_free(eng_read_info *info)
+{
+    if (info)
+        eng_buf_free(&info->resume);
+}

@@ -1,0 +1,149 @@
+/*
+ * Private to the engine's LMDB modules (env.c, write.c, read.c, cas.c,
+ * purge.c): the database handle and the transaction discipline.
+ *
+ * Every operation runs as one LMDB transaction begun and ended through the
+ * helpers below, which hold the process's resize lock shared, so that the
+ * map can be grown (exclusive) between transactions when LMDB reports it
+ * full, and which refresh the schema snapshot when the stored version moved.
+ */
+#ifndef ENG_ENV_INT_H
+#define ENG_ENV_INT_H
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "engine/engine.h"
+
+#define ENG_READ_POOL 64
+
+/* Returned by a transaction body that must run again on a fresh transaction. */
+#define ENG_RESTART 0x10100
+/* LMDB said the map is full: eng_write_txn grows it and runs the body again. */
+#define ENG_MAP_FULL 0x10101
+
+typedef struct eng_committer eng_committer; /* commit.c */
+
+struct eng_db {
+    struct eng_db *next;       /* registry of open databases (same directory = same handle) */
+    int refs;                  /* registry references, under the registry mutex */
+    pid_t pid;                 /* process that opened it: a forked child must open its own */
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    int temporary;             /* remove the directory on the last close */
+    int durability;
+    MDB_env *env;
+    MDB_dbi meta;
+    size_t map_size;
+    eng_clock clock;
+    eng_uuidgen uuidgen;
+    pthread_rwlock_t resize_lock; /* shared by every transaction, exclusive to grow the map */
+    pthread_mutex_t schema_lock;  /* guards `schema` swaps and mdb_dbi_open */
+    eng_schema *schema;           /* newest snapshot this process loaded */
+    pthread_mutex_t pool_lock;
+    MDB_txn *pool[ENG_READ_POOL]; /* reset read transactions ready to renew */
+    int n_pool;
+    struct reader *readers[ENG_READ_POOL]; /* idle read states (read.c), with their memory */
+    int n_readers;
+    uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
+    uint64_t checked_version;
+    eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
+};
+
+/* Maps an LMDB return code to an engine error with a message naming `what`. */
+int eng_lmdb_err(eng_err *err, int rc, const char *what);
+
+/* Frees the pooled read states (at close, before the environment goes). */
+void eng_read_pool_free(eng_db *db);
+
+/* Read transaction (from the pool); end it with eng_read_end. */
+int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err);
+void eng_read_end(eng_db *db, MDB_txn *txn);
+
+/*
+ * Runs body(db, txn, cur, ctx, err) in a write transaction and commits;
+ * cur is the schema snapshot current in txn. Retries the whole body on a
+ * fresh transaction when the map was full (after growing it) or the schema
+ * had to be reloaded. body must be restartable: everything it does is
+ * inside txn.
+ */
+typedef int (*eng_write_body)(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx,
+                              eng_err *err);
+int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
+/* The same for a body that opens or drops sub-databases (schema changes): it never shares its
+   transaction with other writes, since LMDB allows that only at the top level. */
+int eng_write_txn_exclusive(eng_db *db, eng_write_body body, void *ctx, eng_err *err);
+
+/* Begins a top-level write transaction, adopting a map another process grew. The caller holds
+   the resize lock shared. Returns an LMDB code. */
+int eng_write_begin(eng_db *db, MDB_txn **txn);
+/* Doubles the map; the calling thread has no transaction open. */
+int eng_grow_map(eng_db *db, eng_err *err);
+
+/*
+ * Group commit (commit.c). A job is one write transaction's body waiting for
+ * the committer: eng_write_txn queues one on the caller's stack and waits;
+ * an asynchronous job lives on the heap and its `complete` runs in the
+ * committer thread once the group is durable (it must free the job).
+ */
+typedef struct eng_job eng_job;
+struct eng_job {
+    eng_write_body body;
+    void *ctx;
+    int exclusive;                   /* run alone at the top level (schema changes) */
+    void (*complete)(eng_job *job);  /* asynchronous jobs; NULL for a waited-for one */
+    int rc;                          /* the outcome, set before completion */
+    eng_err err;
+    int finished;                    /* waited-for jobs: set under the committer's lock */
+    int left_out;                    /* failed alone in an earlier run of its group */
+    eng_job *next;
+};
+
+/* Starts the committer of db (period_ms > 0: PERIODIC's meta-page sync period). */
+int eng_committer_start(eng_db *db, uint64_t period_ms, eng_err *err);
+/* Completes every queued job, then stops the thread. */
+void eng_committer_stop(eng_db *db);
+/* 1 in db's committer thread. */
+int eng_in_committer(const eng_db *db);
+void eng_committer_queue(eng_db *db, eng_job *job);
+/* Waits until a queued waited-for job is finished. */
+void eng_committer_wait(eng_db *db, eng_job *job);
+
+/*
+ * The current snapshot, checked against the version stored in txn (a
+ * read-only one when `readonly`: those are checked once per snapshot); reloads
+ * it when stale. Returns a new reference in *out. If the reload opened new
+ * sub-databases, txn (which began before) cannot see them: *stale is then
+ * set and the caller must restart its transaction.
+ */
+int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
+                     eng_err *err);
+
+/*
+ * Resolves a caller's table against the current snapshot: the same table
+ * (by id) or ENG_E_INVALID "table NAME does not exist" (Schema.validateTable).
+ */
+int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table **out,
+                      eng_err *err);
+
+/* Next server write timestamp: max(now, high-water mark + 1), stored back (facts §9). */
+int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err);
+
+/*
+ * Applies mutations inside txn (write.c). ts is the server timestamp for
+ * mutations without their own; cas = 1 stamps deletions at ts - 1 (facts §5.5).
+ */
+int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_mutation *muts,
+                     uint32_t n, int64_t ts, int cas, eng_err *err);
+
+/*
+ * Live data of a stored row as reads see it (read.c): a live marker or a
+ * live cell of a column that still exists, after `covering` and the row's
+ * own deletions.
+ */
+int eng_row_live(const eng_table *t, const eng_row *row, const eng_deletion *covering,
+                 int64_t now_s);
+
+#endif

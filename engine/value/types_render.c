@@ -1,0 +1,636 @@
+/*
+ * cqlsh rendering: eng_type_render, a value as cqlsh prints it -- what the
+ * Python driver decodes it to, then cqlsh's formatting of that: text with
+ * Python's escapes, integers, varints and decimals exactly, floating point
+ * with cqlsh's precision, timestamps, dates, times and durations in its
+ * formats, uuids, inets, and collections, tuples and UDTs item by item, sets
+ * and maps in the order Python sorts them.
+ *
+ * Guarantees: any bytes are tolerated without reading out of bounds; a value
+ * the driver could not decode is shown whole as its hex blob form, never as
+ * partial text; allocation failure sets the buffer's oom flag, never fatal.
+ */
+#include "engine/value/types_int.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* ------------------------------------------------------------------------ */
+/* Decimal digits of magnitudes (varint, decimal)                            */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t mag_divmod_small(uint32_t *m, size_t *n, uint32_t d)
+{
+    uint64_t rem = 0;
+    for (size_t i = *n; i-- > 0;) {
+        uint64_t v = rem << 32 | m[i];
+        m[i] = (uint32_t)(v / d);
+        rem = v % d;
+    }
+    eng_mag_trim(m, n);
+    return (uint32_t)rem;
+}
+
+/*
+ * Appends the decimal digits of a magnitude (destroying it). Returns the
+ * number of digits written, 0 on allocation failure (out->oom set).
+ */
+static size_t mag_put_decimal(uint32_t *m, size_t n, eng_buf *out)
+{
+    if (n == 0) {
+        eng_buf_put_u8(out, '0');
+        return 1;
+    }
+    /* groups of 9 digits, least significant first */
+    size_t cap = n * 32 / 29 + 2, ng = 0;
+    uint32_t *groups = eng_malloc(cap * sizeof *groups);
+    if (!groups) {
+        out->oom = 1;
+        return 0;
+    }
+    while (n)
+        groups[ng++] = mag_divmod_small(m, &n, 1000000000u);
+    size_t start = out->len;
+    eng_buf_printf(out, "%u", groups[ng - 1]);
+    for (size_t i = ng - 1; i-- > 0;)
+        eng_buf_printf(out, "%09u", groups[i]);
+    eng_free(groups);
+    return out->oom ? 0 : out->len - start;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cqlsh rendering                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * cqlsh's display precisions (ui.float_precision / ui.double_precision).
+ * cqlsh picks the precision by the cell's top-level type name, so a double
+ * nested in a collection, tuple or UDT is shown with the float precision.
+ */
+#define FLOAT_PRECISION 5
+#define DOUBLE_PRECISION 5 /* cqlsh: DEFAULT_DOUBLE_PRECISION = 5 */
+
+/* A value the Python driver could not decode: render() returns RENDER_FAIL. */
+#define RENDER_FAIL (-1)
+
+static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, int prec,
+                  eng_buf *out);
+
+static void put_hex(const uint8_t *p, size_t len, eng_buf *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    if (eng_buf_reserve(out, 2 + 2 * len))
+        return;
+    eng_buf_put_str(out, "0x");
+    for (size_t i = 0; i < len; i++) {
+        out->p[out->len++] = (uint8_t)digits[p[i] >> 4];
+        out->p[out->len++] = (uint8_t)digits[p[i] & 15];
+    }
+}
+
+/* Strict UTF-8 (what Python's decoder accepts); returns the code point length or 0. */
+static size_t utf8_next(const uint8_t *p, size_t len, uint32_t *cp)
+{
+    uint8_t b = p[0];
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    size_t n = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || n > len)
+        return 0;
+    uint32_t c = b & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (p[i] & 0x3F);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/*
+ * format_value_text: backslashes doubled, quotes doubled when quoted
+ * (inside collections), then code points 00-1F and 7F-A0 shown as Python's
+ * repr escapes (\t, \n, \r, \xNN).
+ */
+static int render_text(int ascii, const uint8_t *p, size_t len, int quote, eng_buf *out)
+{
+    if (quote)
+        eng_buf_put_u8(out, '\'');
+    for (size_t i = 0; i < len;) {
+        uint32_t c;
+        size_t n = utf8_next(p + i, len - i, &c);
+        if (!n || (ascii && c > 0x7F))
+            return RENDER_FAIL;
+        if (c == '\\')
+            eng_buf_put_str(out, "\\\\");
+        else if (c == '\'' && quote)
+            eng_buf_put_str(out, "''");
+        else if (c == '\t' || c == '\n' || c == '\r')
+            eng_buf_put_str(out, c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
+        else if (c <= 0x1F || (c >= 0x7F && c <= 0xA0))
+            eng_buf_printf(out, "\\x%02x", (unsigned)c);
+        else
+            eng_buf_put(out, p + i, n);
+        i += n;
+    }
+    if (quote)
+        eng_buf_put_u8(out, '\'');
+    return 0;
+}
+
+static int64_t get_signed(const uint8_t *p, size_t len)
+{
+    uint64_t v = (p[0] & 0x80) ? UINT64_MAX : 0;
+    for (size_t i = 0; i < len; i++)
+        v = v << 8 | p[i];
+    return (int64_t)v;
+}
+
+/* Decimal digits of a two's-complement integer of any length (str(int)). */
+static int put_varint(const uint8_t *p, size_t len, eng_buf *out)
+{
+    uint32_t small[32];
+    size_t cap = eng_mag_limbs(len);
+    uint32_t *m = cap <= ENG_ARRAY_LEN(small) ? small : eng_malloc(cap * sizeof *m);
+    if (!m) {
+        out->oom = 1;
+        return 0;
+    }
+    size_t n;
+    if (len && eng_mag_from_twos(p, len, m, &n))
+        eng_buf_put_u8(out, '-');
+    else if (!len)
+        n = 0;
+    mag_put_decimal(m, n, out);
+    if (m != small)
+        eng_free(m);
+    return 0;
+}
+
+/*
+ * Python's Decimal.__str__ (the same rule as Java's BigDecimal.toString):
+ * plain notation when the exponent is <= 0 and the adjusted exponent is
+ * >= -6, otherwise one digit, a point, the rest and E+n / E-n.
+ */
+static int render_decimal(const uint8_t *p, size_t len, eng_buf *out)
+{
+    if (len < 4)
+        return RENDER_FAIL;
+    int64_t exp = -(int64_t)(int32_t)eng_be32(p);
+    eng_buf digits = ENG_BUF_INIT;
+    put_varint(p + 4, len - 4, &digits);
+    if (digits.oom) {
+        out->oom = 1;
+        eng_buf_free(&digits);
+        return 0;
+    }
+    const char *d = (const char *)digits.p;
+    size_t nd = digits.len;
+    if (d[0] == '-') {
+        eng_buf_put_u8(out, '-');
+        d++;
+        nd--;
+    }
+    int64_t left = exp + (int64_t)nd; /* digits left of the point */
+    int64_t dot = (exp <= 0 && left > -6) ? left : 1;
+    if (dot <= 0) {
+        eng_buf_put_str(out, "0.");
+        for (int64_t i = 0; i < -dot; i++)
+            eng_buf_put_u8(out, '0');
+        eng_buf_put(out, d, nd);
+    } else if ((size_t)dot >= nd) {
+        eng_buf_put(out, d, nd);
+        for (int64_t i = 0; i < dot - (int64_t)nd; i++)
+            eng_buf_put_u8(out, '0');
+    } else {
+        eng_buf_put(out, d, (size_t)dot);
+        eng_buf_put_u8(out, '.');
+        eng_buf_put(out, d + dot, nd - (size_t)dot);
+    }
+    if (left != dot)
+        eng_buf_printf(out, "E%+lld", (long long)(left - dot));
+    eng_buf_free(&digits);
+    return 0;
+}
+
+/* format_floating_point_type: '%.*g' with the precision widened for moderate exponents. */
+static void render_floating(double v, int prec, eng_buf *out)
+{
+    if (isnan(v)) {
+        eng_buf_put_str(out, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        eng_buf_put_str(out, v > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    if (fabs(v) > 2.220446049250313e-16) {       /* sys.float_info.epsilon */
+        long long e = (long long)log10(fabs(v)); /* int() truncates toward zero */
+        if (e >= -4 && e < prec)
+            prec = prec + (int)e + 1;
+    }
+    eng_buf_printf(out, "%.*g", prec, v);
+}
+
+/* Days since 1970-01-01 to a proleptic Gregorian date. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Python's datetime range: 0001-01-01 .. 9999-12-31, as days since the epoch. */
+#define MIN_DAY (-719162LL)
+#define MAX_DAY 2932896LL
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/*
+ * The driver turns ms into datetime via timedelta(seconds=ms / 1000.0): the
+ * microseconds come from that double, rounded half to even as CPython does.
+ */
+static int64_t py_timestamp_us(int64_t ms)
+{
+    double d = (double)ms / 1000.0, ip, ip2;
+    double fp = modf(d, &ip);
+    double fp2 = modf(fp * 1e6, &ip2);
+    int64_t us = (int64_t)ip * 1000000 + (int64_t)ip2;
+    double whole = round(fp2);
+    if (fabs(whole - fp2) == 0.5)
+        whole = (us & 1) ? (fp2 > 0 ? 1 : -1) : 0;
+    return us + (int64_t)whole;
+}
+
+/*
+ * cqlsh's default '%Y-%m-%d %H:%M:%S.%f%z' in UTC; outside Python's datetime
+ * range cqlsh falls back to the raw milliseconds.
+ */
+static void render_timestamp(int64_t ms, int quote, eng_buf *out)
+{
+    /* a day beyond datetime's range cannot round back into it */
+    int near = ms > (MIN_DAY - 1) * 86400000 && ms < (MAX_DAY + 2) * 86400000;
+    int64_t us = near ? py_timestamp_us(ms) : 0;
+    int64_t secs = floor_div(us, 1000000), day = floor_div(secs, 86400);
+    const char *q = quote ? "'" : "";
+    if (!near || day < MIN_DAY || day > MAX_DAY) {
+        eng_buf_printf(out, "%s%lld%s", q, (long long)ms, q);
+        return;
+    }
+    int64_t y;
+    int mo, d;
+    civil_from_days(day, &y, &mo, &d);
+    int64_t sod = secs - day * 86400;
+    /* %Y is glibc's: no zero padding below year 1000 */
+    eng_buf_printf(out, "%s%lld-%02d-%02d %02d:%02d:%02d.%06d+0000%s", q, (long long)y, mo, d,
+                   (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
+                   (int)(us - secs * 1000000), q);
+}
+
+static void render_date(uint32_t raw, eng_buf *out)
+{
+    int64_t days = (int64_t)raw - 2147483648LL;
+    if (days < MIN_DAY || days > MAX_DAY) { /* util.Date falls back to the day count */
+        eng_buf_printf(out, "%lld", (long long)days);
+        return;
+    }
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    eng_buf_printf(out, "%04lld-%02d-%02d", (long long)y, m, d);
+}
+
+static int render_time(int64_t ns, eng_buf *out)
+{
+    if (ns < 0 || ns >= 86400000000000LL) /* util.Time refuses it */
+        return RENDER_FAIL;
+    int64_t s = ns / 1000000000;
+    eng_buf_printf(out, "%02d:%02d:%02d.%09d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60),
+                   (int)(ns % 1000000000));
+    return 0;
+}
+
+/* cqlsh's duration_as_str: y, mo, d, then h, m, s, ms, us, ns; zero parts omitted. */
+static int render_duration(const uint8_t *p, size_t len, eng_buf *out)
+{
+    int64_t v[3];
+    size_t off = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t n = eng_get_vint(p + off, len - off, &v[i]);
+        if (!n)
+            return RENDER_FAIL;
+        off += n;
+    }
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0)
+        eng_buf_put_u8(out, '-');
+    uint64_t months = v[0] < 0 ? 0 - (uint64_t)v[0] : (uint64_t)v[0];
+    uint64_t days = v[1] < 0 ? 0 - (uint64_t)v[1] : (uint64_t)v[1];
+    uint64_t ns = v[2] < 0 ? 0 - (uint64_t)v[2] : (uint64_t)v[2];
+    static const struct {
+        uint64_t div;
+        const char *unit;
+    } parts[] = {{3600000000000ULL, "h"}, {60000000000ULL, "m"}, {1000000000ULL, "s"},
+                 {1000000ULL, "ms"},      {1000ULL, "us"},       {1ULL, "ns"}};
+    if (months >= 12)
+        eng_buf_printf(out, "%lluy", (unsigned long long)(months / 12));
+    if (months % 12)
+        eng_buf_printf(out, "%llumo", (unsigned long long)(months % 12));
+    if (days)
+        eng_buf_printf(out, "%llud", (unsigned long long)days);
+    for (size_t i = 0; i < ENG_ARRAY_LEN(parts) && ns; i++) {
+        if (ns >= parts[i].div)
+            eng_buf_printf(out, "%llu%s", (unsigned long long)(ns / parts[i].div), parts[i].unit);
+        ns %= parts[i].div;
+    }
+    return 0;
+}
+
+static void render_uuid(const uint8_t *p, eng_buf *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    char s[37];
+    size_t k = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            s[k++] = '-';
+        s[k++] = digits[p[i] >> 4];
+        s[k++] = digits[p[i] & 15];
+    }
+    s[k] = 0;
+    eng_buf_put_str(out, s);
+}
+
+static int render_inet(const uint8_t *p, size_t len, int quote, eng_buf *out)
+{
+    char s[INET6_ADDRSTRLEN];
+    if ((len != 4 && len != 16) || !inet_ntop(len == 4 ? AF_INET : AF_INET6, p, s, sizeof s))
+        return RENDER_FAIL;
+    eng_buf_printf(out, quote ? "'%s'" : "%s", s);
+    return 0;
+}
+
+/* One rendered element of a collection: its text in a scratch buffer and its bytes. */
+typedef struct shown {
+    size_t off, len; /* rendered text in the scratch buffer */
+    eng_val raw, raw_val;
+} shown;
+
+/*
+ * The driver hands cqlsh sets as Python-sorted sets and cqlsh sorts map
+ * items, so the display order is Python's order of the decoded values. It
+ * differs from Cassandra's for uuids (Python: unsigned 128-bit) and inets
+ * (Python: the address strings); every other key type keeps stored order.
+ */
+static int python_order_differs(const eng_type *k)
+{
+    return k->kind == ENG_UUID || k->kind == ENG_TIMEUUID || k->kind == ENG_INET;
+}
+
+static int shown_before(const eng_type *k, const uint8_t *base, const shown *x, const shown *y)
+{
+    int c;
+    if (k->kind == ENG_INET) {
+        size_t n = x->len < y->len ? x->len : y->len;
+        c = memcmp(base + x->off, base + y->off, n);
+        if (!c)
+            c = x->len < y->len ? -1 : x->len > y->len;
+    } else {
+        c = eng_cmp_bytes(x->raw.p, (size_t)ENG_MAX(x->raw.len, 0), y->raw.p,
+                          (size_t)ENG_MAX(y->raw.len, 0));
+    }
+    return c < 0;
+}
+
+static void sort_shown(const eng_type *k, const uint8_t *base, shown *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++) { /* insertion sort: stable, and inputs are mostly sorted */
+        shown x = s[i];
+        size_t j = i;
+        while (j > 0 && shown_before(k, base, &x, &s[j - 1])) {
+            s[j] = s[j - 1];
+            j--;
+        }
+        s[j] = x;
+    }
+}
+
+static int render_item(const eng_type *t, const eng_val *v, eng_buf *out)
+{
+    if (v->len < 0) {
+        eng_buf_put_str(out, "null");
+        return 0;
+    }
+    return render(t, v->p, (size_t)v->len, 1, FLOAT_PRECISION, out);
+}
+
+static int render_entries(const eng_type *t, eng_items *it, shown *s, int32_t n, eng_buf *scratch)
+{
+    int map = t->kind == ENG_MAP;
+    for (int32_t i = 0; i < n; i++) {
+        if (eng_items_next(it, &s[i].raw) != 1 || (map && eng_items_next(it, &s[i].raw_val) != 1))
+            return RENDER_FAIL;
+        s[i].off = scratch->len;
+        if (render_item(t->sub[0], &s[i].raw, scratch))
+            return RENDER_FAIL;
+        if (map) {
+            eng_buf_put_str(scratch, ": ");
+            if (render_item(t->sub[1], &s[i].raw_val, scratch))
+                return RENDER_FAIL;
+        }
+        s[i].len = scratch->len - s[i].off;
+    }
+    return it->p == it->end ? 0 : RENDER_FAIL;
+}
+
+/* [a, b] for lists, {a, b} for sets, {k: v} for maps. */
+static int render_collection(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out)
+{
+    eng_items it;
+    int32_t n = eng_items_begin(&it, p, len);
+    if (n < 0 || (size_t)n > len / 4)
+        return RENDER_FAIL;
+    shown *s = eng_malloc((size_t)n * sizeof *s);
+    eng_buf scratch = ENG_BUF_INIT;
+    if (!s) {
+        out->oom = 1;
+        return 0;
+    }
+    int rc = render_entries(t, &it, s, n, &scratch);
+    if (!rc && !scratch.oom) {
+        if (t->kind != ENG_LIST && python_order_differs(t->sub[0]))
+            sort_shown(t->sub[0], scratch.p, s, (size_t)n);
+        eng_buf_put_u8(out, t->kind == ENG_LIST ? '[' : '{');
+        for (int32_t i = 0; i < n; i++) {
+            if (i)
+                eng_buf_put_str(out, ", ");
+            eng_buf_put(out, scratch.p + s[i].off, s[i].len);
+        }
+        eng_buf_put_u8(out, t->kind == ENG_LIST ? ']' : '}');
+    }
+    if (scratch.oom)
+        out->oom = 1;
+    eng_free(s);
+    eng_buf_free(&scratch);
+    return rc;
+}
+
+/*
+ * (a, b) for tuples, {field: value} for UDTs. The driver pads a value with
+ * fewer components than declared with None, which cqlsh shows as null;
+ * UDT field names are printed as text, unquoted.
+ */
+static int render_tuple(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out)
+{
+    int udt = t->kind == ENG_UDT;
+    eng_items it;
+    eng_items_begin_raw(&it, p, len);
+    eng_buf_put_u8(out, udt ? '{' : '(');
+    for (int i = 0; i < t->n_sub; i++) {
+        eng_val v = {NULL, ENG_NULL};
+        if (i)
+            eng_buf_put_str(out, ", ");
+        if (udt) {
+            const char *f = t->fields ? t->fields[i] : "";
+            if (render_text(0, (const uint8_t *)f, strlen(f), 0, out))
+                return RENDER_FAIL;
+            eng_buf_put_str(out, ": ");
+        }
+        if (eng_items_next(&it, &v) < 0 || render_item(t->sub[i], &v, out))
+            return RENDER_FAIL;
+    }
+    if (it.p != it.end)
+        return RENDER_FAIL;
+    eng_buf_put_u8(out, udt ? '}' : ')');
+    return 0;
+}
+
+static int render_fixed(const eng_type *t, const uint8_t *p, size_t len, int nested, int prec,
+                        eng_buf *out)
+{
+    switch (t->kind) {
+    case ENG_BOOLEAN:
+        if (len != 1)
+            return RENDER_FAIL;
+        eng_buf_put_str(out, p[0] ? "True" : "False");
+        return 0;
+    case ENG_TINYINT:
+    case ENG_SMALLINT:
+    case ENG_INT:
+    case ENG_BIGINT:
+    case ENG_COUNTER: {
+        size_t want = t->kind == ENG_TINYINT    ? 1
+                      : t->kind == ENG_SMALLINT ? 2
+                      : t->kind == ENG_INT      ? 4
+                                                : 8;
+        if (len != want)
+            return RENDER_FAIL;
+        eng_buf_printf(out, "%lld", (long long)get_signed(p, len));
+        return 0;
+    }
+    case ENG_FLOAT:
+        if (len != 4)
+            return RENDER_FAIL;
+        render_floating((double)eng_get_float(p), prec, out);
+        return 0;
+    case ENG_DOUBLE:
+        if (len != 8)
+            return RENDER_FAIL;
+        render_floating(eng_get_double(p), prec, out);
+        return 0;
+    case ENG_TIMESTAMP:
+        if (len != 8)
+            return RENDER_FAIL;
+        render_timestamp((int64_t)eng_be64(p), nested, out);
+        return 0;
+    case ENG_DATE:
+        if (len != 4)
+            return RENDER_FAIL;
+        render_date(eng_be32(p), out);
+        return 0;
+    case ENG_TIME:
+        return len == 8 ? render_time((int64_t)eng_be64(p), out) : RENDER_FAIL;
+    case ENG_UUID:
+    case ENG_TIMEUUID:
+        if (len != 16)
+            return RENDER_FAIL;
+        render_uuid(p, out);
+        return 0;
+    default:
+        return RENDER_FAIL;
+    }
+}
+
+/*
+ * cqlsh shows a 0-byte value as an empty string (the driver's EMPTY), except
+ * text, which decodes to '' (quoted when nested), and blobs, shown as 0x.
+ */
+static void render_empty(const eng_type *t, int nested, eng_buf *out)
+{
+    if (t->kind == ENG_BLOB || t->kind == ENG_CUSTOM)
+        eng_buf_put_str(out, "0x");
+    else if ((t->kind == ENG_TEXT || t->kind == ENG_ASCII) && nested)
+        eng_buf_put_str(out, "''");
+}
+
+static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, int prec,
+                  eng_buf *out)
+{
+    if (len == 0) {
+        render_empty(t, nested, out);
+        return 0;
+    }
+    switch (t->kind) {
+    case ENG_ASCII:
+    case ENG_TEXT:
+        return render_text(t->kind == ENG_ASCII, p, len, nested, out);
+    case ENG_BLOB:
+    case ENG_CUSTOM:
+        put_hex(p, len, out);
+        return 0;
+    case ENG_VARINT:
+        return put_varint(p, len, out);
+    case ENG_DECIMAL:
+        return render_decimal(p, len, out);
+    case ENG_INET:
+        return render_inet(p, len, nested, out);
+    case ENG_DURATION:
+        return render_duration(p, len, out);
+    case ENG_LIST:
+    case ENG_SET:
+    case ENG_MAP:
+        return render_collection(t, p, len, out);
+    case ENG_TUPLE:
+    case ENG_UDT:
+        return render_tuple(t, p, len, out);
+    default:
+        return render_fixed(t, p, len, nested, prec, out);
+    }
+}
+
+void eng_type_render(const eng_type *t, const uint8_t *p, size_t len, int nested, eng_buf *out)
+{
+    size_t start = out->len;
+    int prec = (!nested && t && t->kind == ENG_DOUBLE) ? DOUBLE_PRECISION : FLOAT_PRECISION;
+    if (!t || (!p && len) || render(t, p, len, nested, prec, out)) {
+        if (!out->oom)
+            out->len = start; /* drop the partial text: the whole value shows as a blob */
+        put_hex(p, p ? len : 0, out);
+    }
+}
