@@ -60,14 +60,14 @@ static double to_double(int kind, const uint8_t *p, size_t len)
     case ENG_DECIMAL: {
         int32_t scale = (int32_t)eng_be32(p);
         eng_buf digits = ENG_BUF_INIT;
-        cql_varint_string(p + 4, len - 4, &digits);
+        eng_text_varint(p + 4, len - 4, &digits);
         double v = eng_buf_cstr(&digits) ? strtod((char *)digits.p, NULL) : 0;
         eng_buf_free(&digits);
         return v * pow(10, -scale);
     }
     case ENG_VARINT: {
         eng_buf digits = ENG_BUF_INIT;
-        cql_varint_string(p, len, &digits);
+        eng_text_varint(p, len, &digits);
         double v = eng_buf_cstr(&digits) ? strtod((char *)digits.p, NULL) : 0;
         eng_buf_free(&digits);
         return v;
@@ -114,12 +114,12 @@ static void put_int(eng_buf *out, int64_t n, int width)
 static void put_decimal_of_double(eng_buf *out, double d)
 {
     eng_buf s = ENG_BUF_INIT;
-    cql_java_double_string(d, &s);
+    eng_text_java_double(d, &s);
     static const eng_type dec = {.kind = ENG_DECIMAL};
     eng_err err;
     eng_err_clear(&err);
     if (eng_buf_cstr(&s))
-        cql_value_from_string(&dec, (char *)s.p, s.len, out, &err);
+        eng_text_from_string(&dec, (char *)s.p, s.len, out, &err);
     eng_buf_free(&s);
 }
 
@@ -189,7 +189,7 @@ static void put_iso_instant(eng_buf *out, int64_t ms)
     int64_t rem = ms - days * 86400000;
     int64_t y;
     int m, d;
-    cql_civil_from_days(days, &y, &m, &d);
+    eng_civil_from_days(days, &y, &m, &d);
     eng_buf_printf(out, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", (long long)y, m, d,
                    (int)(rem / 3600000), (int)(rem / 60000 % 60), (int)(rem / 1000 % 60),
                    (int)(rem % 1000));
@@ -199,11 +199,11 @@ static int to_text(const eng_type *from, const uint8_t *p, size_t len, eng_buf *
 {
     int k = from->kind;
     if (k == ENG_FLOAT) {
-        cql_java_float_string((float)to_double(k, p, len), out);
+        eng_text_java_float((float)to_double(k, p, len), out);
         return 0;
     }
     if (k == ENG_DOUBLE) {
-        cql_java_double_string(to_double(k, p, len), out);
+        eng_text_java_double(to_double(k, p, len), out);
         return 0;
     }
     if (k == ENG_TIMESTAMP) {
@@ -215,7 +215,7 @@ static int to_text(const eng_type *from, const uint8_t *p, size_t len, eng_buf *
         return 0;
     }
     if (k == ENG_DURATION)
-        return cql_duration_string(p, len, out);
+        return eng_text_duration(p, len, out);
     /* The rest read as cqlsh shows them: numbers, dates, times, uuids, inets, text. */
     eng_type_render(from, p, len, 0, out);
     return 0;

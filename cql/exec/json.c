@@ -112,8 +112,8 @@ static void put_timestamp(int64_t ms, eng_buf *out)
 {
     int64_t days = floor_div(ms, 86400000), tod = ms - days * 86400000, y;
     int m, d;
-    if (days >= cql_days_from_civil(1582, 10, 15))
-        cql_civil_from_days(days, &y, &m, &d);
+    if (days >= eng_days_from_civil(1582, 10, 15))
+        eng_civil_from_days(days, &y, &m, &d);
     else
         julian_from_days(days, &y, &m, &d);
     eng_buf_printf(out, "\"%04lld-%02d-%02d %02d:%02d:%02d.%03dZ\"", (long long)(y > 0 ? y : 1 - y),
@@ -126,7 +126,7 @@ static void put_date(uint32_t raw, eng_buf *out)
 {
     int64_t y;
     int m, d;
-    cql_civil_from_days((int64_t)raw - 2147483648LL, &y, &m, &d);
+    eng_civil_from_days((int64_t)raw - 2147483648LL, &y, &m, &d);
     const char *sign = y > 9999 ? "+" : y < 0 ? "-" : "";
     eng_buf_printf(out, "\"%s%04lld-%02d-%02d\"", sign, (long long)(y < 0 ? -y : y), m, d);
 }
@@ -205,7 +205,7 @@ static void put_decimal(const uint8_t *p, size_t len, eng_buf *out)
 {
     int64_t scale = (int32_t)eng_be32(p);
     eng_buf digits = ENG_BUF_INIT;
-    cql_varint_string(p + 4, len - 4, &digits);
+    eng_text_varint(p + 4, len - 4, &digits);
     if (digits.oom) {
         out->oom = 1;
         eng_buf_free(&digits);
@@ -373,7 +373,7 @@ static int json_fixed(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
         if (!isfinite(f)) /* JSON has no NaN or Infinity; Cassandra writes null */
             eng_buf_put_str(out, "null");
         else
-            cql_java_float_string(f, out);
+            eng_text_java_float(f, out);
         return 0;
     }
     case ENG_DOUBLE: {
@@ -383,7 +383,7 @@ static int json_fixed(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
         if (!isfinite(v))
             eng_buf_put_str(out, "null");
         else
-            cql_java_double_string(v, out);
+            eng_text_java_double(v, out);
         return 0;
     }
     case ENG_TIMESTAMP:
@@ -429,7 +429,7 @@ static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
         eng_buf_put_u8(out, '"');
         return 0;
     case ENG_VARINT:
-        cql_varint_string(p, len, out);
+        eng_text_varint(p, len, out);
         return 0;
     case ENG_DECIMAL:
         if (len < 4)
@@ -440,7 +440,7 @@ static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
         return put_inet(p, len, out);
     case ENG_DURATION:
         eng_buf_put_u8(out, '"');
-        if (cql_duration_string(p, len, out))
+        if (eng_text_duration(p, len, out))
             return -1;
         eng_buf_put_u8(out, '"');
         return 0;
@@ -1126,7 +1126,7 @@ static void java_str(const jnode *n, eng_buf *out, int depth)
         if (isinf(n->d))
             eng_buf_put_str(out, n->d > 0 ? "Infinity" : "-Infinity");
         else
-            cql_java_double_string(n->d, out);
+            eng_text_java_double(n->d, out);
         break;
     case J_STRING:
         eng_buf_put(out, n->s, n->len);
@@ -1355,7 +1355,7 @@ static int from_java_string(jconv *c, const eng_type *t, const jnode *n, eng_buf
     eng_buf s = ENG_BUF_INIT;
     java_str(n, &s, 0);
     int rc =
-        s.oom ? nomem(c->err) : cql_value_from_string(t, (const char *)s.p, s.len, out, c->err);
+        s.oom ? nomem(c->err) : eng_text_from_string(t, (const char *)s.p, s.len, out, c->err);
     eng_buf_free(&s);
     return rc;
 }
@@ -1403,7 +1403,7 @@ static int jc_floating(jconv *c, const eng_type *t, const jnode *n, eng_buf *out
 {
     int dbl = t->kind == ENG_DOUBLE;
     if (n->kind == J_STRING)
-        return cql_value_from_string(t, n->s, n->len, out, c->err);
+        return eng_text_from_string(t, n->s, n->len, out, c->err);
     if (n->kind != J_INT && n->kind != J_DOUBLE)
         return expected(c, dbl ? "Expected a double value" : "Expected a float value", n);
     if (n->kind == J_DOUBLE) {
@@ -1431,13 +1431,13 @@ static int jc_floating(jconv *c, const eng_type *t, const jnode *n, eng_buf *out
 static int jc_integer(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
 {
     if (n->kind == J_STRING)
-        return cql_value_from_string(t, n->s, n->len, out, c->err);
+        return eng_text_from_string(t, n->s, n->len, out, c->err);
     int ok =
         n->kind == J_INT && (n->num == JI_INTEGER || (t->kind == ENG_BIGINT && n->num == JI_LONG));
     if (!ok)
         return expected(c, t->kind == ENG_INT ? "Expected an int value" : "Expected a bigint value",
                         n);
-    return cql_value_from_string(t, n->s, n->len, out, c->err);
+    return eng_text_from_string(t, n->s, n->len, out, c->err);
 }
 
 /* BytesType: "0x" then hex digits, every failure as "Value '%s' is not a valid blob
@@ -1458,7 +1458,7 @@ static int jc_blob(jconv *c, const jnode *n, eng_buf *out)
         eng_err_clear(&inner);
         eng_type blob = {.kind = ENG_BLOB};
         size_t at = out->len;
-        if (!cql_value_from_string(&blob, n->s + 2, n->len - 2, out, &inner)) {
+        if (!eng_text_from_string(&blob, n->s + 2, n->len - 2, out, &inner)) {
             eng_buf_free(&s);
             return out->oom ? nomem(c->err) : 0;
         }
@@ -1485,7 +1485,7 @@ static int jc_bignum(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
     if (s.oom)
         rc = nomem(c->err);
     else if ((!dec && s.len == 0) ||
-             cql_value_from_string(t, (const char *)s.p, s.len, out, &inner)) {
+             eng_text_from_string(t, (const char *)s.p, s.len, out, &inner)) {
         out->len = at;
         rc = inner.code == ENG_E_NOMEM
                  ? nomem(c->err)
@@ -1526,7 +1526,7 @@ static int jc_scalar(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
 {
     const char *what = string_only_what(t->kind);
     if (what)
-        return n->kind == J_STRING ? cql_value_from_string(t, n->s, n->len, out, c->err)
+        return n->kind == J_STRING ? eng_text_from_string(t, n->s, n->len, out, c->err)
                                    : expected(c, what, n);
     switch (t->kind) {
     case ENG_INT:
@@ -1546,18 +1546,18 @@ static int jc_scalar(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
         return jc_bignum(c, t, n, out);
     case ENG_BOOLEAN:
         if (n->kind == J_STRING)
-            return cql_value_from_string(t, n->s, n->len, out, c->err);
+            return eng_text_from_string(t, n->s, n->len, out, c->err);
         if (n->kind != J_TRUE && n->kind != J_FALSE)
             return expected(c, "Expected a boolean value", n);
         eng_buf_put_u8(out, n->kind == J_TRUE);
         return 0;
     case ENG_TIMESTAMP: /* a Long, or a string: an Integer fails the String cast */
         if (n->kind == J_INT && n->num == JI_LONG)
-            return cql_value_from_string(t, n->s, n->len, out, c->err);
+            return eng_text_from_string(t, n->s, n->len, out, c->err);
         if (n->kind != J_STRING)
             return expected(
                 c, "Expected a long or a datestring representation of a timestamp value", n);
-        return cql_value_from_string(t, n->s, n->len, out, c->err);
+        return eng_text_from_string(t, n->s, n->len, out, c->err);
     case ENG_BLOB:
         return jc_blob(c, n, out);
     case ENG_COUNTER: /* CounterColumnType.fromJSONObject throws */

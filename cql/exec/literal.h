@@ -3,9 +3,8 @@
  * literals and bind markers of a statement turned into the native-protocol
  * serialization of the type that receives them, checked the way Cassandra
  * checks them and failing with Cassandra's messages (cql3/Constants, Lists,
- * Sets, Maps, Tuples, UserTypes, db/marshal/...Type.fromString; facts §2,
- * §8.2). Also the text forms of every type (AbstractType.fromString) and the
- * Java number formatting the JSON support shares (json.h).
+ * Sets, Maps, Tuples, UserTypes; facts §2, §8.2). String constants for
+ * non-text types are read with engine/value/text.h.
  *
  * Rules worth knowing before reading the code:
  * - A constant is assignable to a type by Constants.Literal.testAssignment:
@@ -33,6 +32,7 @@
 #define CQL_LITERAL_H
 
 #include "cql/lang/ast.h"
+#include "engine/value/text.h"
 #include "engine/value/types.h"
 
 /* What a term evaluated to (cql_term_value's *state). */
@@ -88,34 +88,5 @@ int cql_term_test_assignment(const cql_term *t, const eng_type *type);
 
 /* Appends the term as Cassandra prints it in messages (Term.Raw.getText). */
 void cql_term_text(const cql_term *t, eng_buf *out);
-
-/*
- * AbstractType.fromString: the value of `type` written as text s[0..len)
- * (int from "42", timestamp from "2021-01-01 12:00:00+0000", duration from
- * "1h30m", blob from hex digits without 0x, ...). An empty string is the
- * empty value for the types Cassandra allows it. Appends to out.
- * @return 0, ENG_E_INVALID with Cassandra's MarshalException text, ENG_E_NOMEM.
- */
-int cql_value_from_string(const eng_type *type, const char *s, size_t len, eng_buf *out,
-                          eng_err *err);
-
-/* ---- pieces shared with json.c ---- */
-
-/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
-int64_t cql_days_from_civil(int64_t y, int m, int d);
-void cql_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
-
-/*
- * Java's Double.toString / Float.toString (finite values): the shortest
- * digits that read back to the same value, "123.0", "1.0E7", "1.0E-4".
- */
-void cql_java_double_string(double v, eng_buf *out);
-void cql_java_float_string(float v, eng_buf *out);
-
-/* Decimal digits (with '-') of a big-endian two's-complement integer of any length. */
-void cql_varint_string(const uint8_t *p, size_t len, eng_buf *out);
-
-/* Duration.toString of a serialized duration ("1y2mo3d4h5m6s7ms8us9ns", "-1d"); -1 if malformed. */
-int cql_duration_string(const uint8_t *p, size_t len, eng_buf *out);
 
 #endif

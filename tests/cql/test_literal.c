@@ -191,7 +191,7 @@ static int fs(const eng_type *type, const char *s)
 {
     eng_err_clear(&err);
     eng_buf b = ENG_BUF_INIT;
-    int rc = cql_value_from_string(type, s, strlen(s), &b, &err);
+    int rc = eng_text_from_string(type, s, strlen(s), &b, &err);
     to_hex(&b);
     eng_buf_free(&b);
     return rc;
@@ -1114,7 +1114,7 @@ TEST(random_text_never_crashes_the_parsers)
         eng_type *t = eng_type_new(kinds[test_rand(&seed) % ENG_ARRAY_LEN(kinds)]);
         eng_buf b = ENG_BUF_INIT;
         eng_err_clear(&err);
-        int rc = cql_value_from_string(t, text, n, &b, &err);
+        int rc = eng_text_from_string(t, text, n, &b, &err);
         ASSERT(rc == 0 || rc == ENG_E_INVALID || rc == ENG_E_SERVER);
         if (!rc && b.len) /* "" gives the empty value, which some types never validate */
             ASSERT_OK_ERR(eng_type_validate(t, b.p, b.len, &err), &err);

@@ -1,0 +1,84 @@
+/*
+ * The text form of every CQL type, in one place: what Cassandra reads
+ * (AbstractType.fromString: CQL string constants for non-text types,
+ * fromJson() strings, CAST) and what it writes (Java's number formatting,
+ * Duration.toString). Literals, CAST, JSON and the shell's renderer all use
+ * these, so a value reads and prints the same everywhere.
+ *
+ * Rules worth knowing before reading the code:
+ * - Numbers follow Java's grammars exactly: Integer.parseInt for int and
+ *   the smaller types, BigInteger / BigDecimal for varint and decimal,
+ *   Double.valueOf for float and double (hex floats, "NaN", "Infinity").
+ * - Timestamps: TimestampSerializer's patterns, read strictly; strings
+ *   without a zone are UTC (Cassandra uses the JVM's default zone, UTC on
+ *   every standard deployment); before 1582-10-15 the Julian calendar
+ *   applies, as java.util.GregorianCalendar does. A string 'now' is the
+ *   wall clock (System.currentTimeMillis()).
+ * - Durations: the standard form ("1h30m"), ISO 8601 ("PT1H30M") and its
+ *   alternative form ("P0001-00-00T01:30:00").
+ *
+ * Thread-safe: no global state. Never reads outside what it is given;
+ * allocation failure is ENG_E_NOMEM (or the output buffer's oom flag).
+ */
+#ifndef ENG_TEXT_H
+#define ENG_TEXT_H
+
+#include "engine/value/types.h"
+
+/*
+ * AbstractType.fromString: the value of `type` written as text s[0..len)
+ * (int from "42", timestamp from "2021-01-01 12:00:00+0000", duration from
+ * "1h30m", blob from hex digits without 0x, ...). An empty string is the
+ * empty value for the types Cassandra allows it. Appends to out.
+ * @return 0, ENG_E_INVALID with Cassandra's MarshalException text, ENG_E_NOMEM.
+ */
+int eng_text_from_string(const eng_type *type, const char *s, size_t len, eng_buf *out,
+                         eng_err *err);
+
+/* ---- Java's number grammars ---- */
+
+/* An optional sign then ASCII digits (Integer.parseInt, Long.parseLong) within [min, max]:
+   0 and *out, or -1. */
+int eng_text_parse_java_int(const char *s, size_t len, int64_t min, int64_t max, int64_t *out);
+/* Double.valueOf / Float.valueOf (is_float) of s: 0 and *out, or -1 if not a Java
+   floating-point literal. */
+int eng_text_parse_java_float(const char *s, size_t len, int is_float, double *out);
+/* 1 if the decimal text is exactly Java's Double.toString of its nearest double
+   (BigDecimal(text).compareTo(BigDecimal.valueOf(double)) == 0), as Cassandra decides whether a
+   FLOAT constant prefers double or decimal. */
+int eng_text_float_is_double(const char *s, size_t len);
+
+/* ---- blobs ---- */
+
+/* Hex.hexToBytes: appends the bytes of an even number of hex digits (no 0x); 0, or -1. */
+int eng_text_parse_hex(const char *s, size_t len, eng_buf *out);
+
+/* ---- uuids ---- */
+
+/* UUIDType's form [A-Fa-f0-9]{8}-{4}-{4}-{4}-{12}, exactly: 0 and the 16 bytes, or -1. */
+int eng_text_parse_uuid(const char *s, size_t len, uint8_t out[16]);
+
+/* ---- calendars ---- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+int64_t eng_days_from_civil(int64_t y, int m, int d);
+void eng_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+/* ---- numbers ---- */
+
+/*
+ * Java's Double.toString / Float.toString (finite values): the shortest
+ * digits that read back to the same value, "123.0", "1.0E7", "1.0E-4".
+ */
+void eng_text_java_double(double v, eng_buf *out);
+void eng_text_java_float(float v, eng_buf *out);
+
+/* Decimal digits (with '-') of a big-endian two's-complement integer of any length. */
+void eng_text_varint(const uint8_t *p, size_t len, eng_buf *out);
+
+/* ---- durations ---- */
+
+/* Duration.toString of a serialized duration ("1y2mo3d4h5m6s7ms8us9ns", "-1d"); -1 if malformed. */
+int eng_text_duration(const uint8_t *p, size_t len, eng_buf *out);
+
+#endif
