@@ -4,8 +4,8 @@
  * names of consistency levels, write types and log levels, the error result
  * of a failed request, the log, and the allocator hook.
  *
- * Error codes (cql_drv_error_of): the engine keeps the native protocol's own
- * error codes (engine/common.h), so a server-side failure becomes
+ * Error codes (cql_drv_error_of): cql/errors.h's table. The engine keeps the
+ * native protocol's own error codes, so a server-side failure becomes
  * CASS_ERROR(CASS_ERROR_SOURCE_SERVER, code) exactly as the driver builds it
  * from an ERROR frame: 0x2200 is CASS_ERROR_SERVER_INVALID_QUERY, 0x2000
  * CASS_ERROR_SERVER_SYNTAX_ERROR, 0x2400 ALREADY_EXISTS, 0x1100
@@ -46,6 +46,7 @@
 #include <time.h>
 
 #include "cql/driver/driver_int.h"
+#include "cql/errors.h"
 
 /* ------------------------------------------------------------------------ */
 /* Codes                                                                     */
@@ -55,13 +56,18 @@ CassError cql_drv_error_of(const eng_err *err)
 {
     if (!err || err->code == ENG_OK)
         return CASS_OK;
-    int code = err->code;
-    if (code == ENG_E_NOMEM)
-        return CASS_ERROR_LIB_INTERNAL_ERROR;
-    /* Protocol error codes pass through unchanged (facts §8.1). */
-    if (code > 0 && code <= 0xFFFF)
-        return (CassError)CASS_ERROR(CASS_ERROR_SOURCE_SERVER, code);
-    return CASS_ERROR_SERVER_SERVER_ERROR;
+    switch (err->code) {
+#define CASE_CODE(eng, proto, name, cass, cls, summary)                                            \
+    case eng:                                                                                      \
+        return cass;
+        CQL_ERRORS(CASE_CODE)
+#undef CASE_CODE
+    default:
+        /* A protocol code the table does not name still passes through (facts §8.1). */
+        if (err->code > 0 && err->code <= 0xFFFF)
+            return (CassError)CASS_ERROR(CASS_ERROR_SOURCE_SERVER, err->code);
+        return CASS_ERROR_SERVER_SERVER_ERROR;
+    }
 }
 
 const char *cass_error_desc(CassError error)

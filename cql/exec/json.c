@@ -1761,7 +1761,7 @@ int cql_json_from_json(const eng_type *t, const char *json, size_t len, eng_buf 
     /* FunctionExecutionException: a Jackson failure is given as text, a MarshalException as itself
      */
     return eng_errorf(
-        err, CQL_E_FUNCTION_FAILURE, "execution of 'system.fromjson[text]' failed: %s%s",
+        err, ENG_E_FUNCTION_FAILURE, "execution of 'system.fromjson[text]' failed: %s%s",
         phase == PHASE_PARSE ? "" : "org.apache.cassandra.serializers.MarshalException: ",
         inner.msg);
 }

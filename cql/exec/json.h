@@ -29,9 +29,6 @@
 /* The one column of SELECT JSON (Json.JSON_COLUMN_ID); also the INSERT JSON marker's name. */
 #define CQL_JSON_COLUMN "[json]"
 
-/* Protocol code of FunctionExecutionException (fromJson() failures). */
-#define CQL_E_FUNCTION_FAILURE 0x1400
-
 /*
  * Appends the JSON of a non-null value (toJSONString). A value that does
  * not decode for its type (it cannot come out of validated storage) fails.
@@ -62,7 +59,7 @@ int cql_json_decode(const eng_type *t, const char *json, size_t len, eng_buf *ou
 
 /*
  * The fromJson() function: cql_json_decode with the failure wrapped as
- * FromJsonFct does, CQL_E_FUNCTION_FAILURE "execution of
+ * FromJsonFct does, ENG_E_FUNCTION_FAILURE "execution of
  * 'system.fromjson[text]' failed: ...".
  */
 int cql_json_from_json(const eng_type *t, const char *json, size_t len, eng_buf *out, int *state,

@@ -2016,10 +2016,10 @@ static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q
 #define PAGING_CHECK 8
 
 /*
- * A paging state that does not parse is a protocol error (0x000A), not an invalid query:
- * Cassandra's PagingState.deserialize throws ProtocolException with this text.
+ * A paging state that does not parse is a protocol error (ENG_E_PROTOCOL), not an invalid
+ * query: Cassandra's PagingState.deserialize throws ProtocolException with this text. The
+ * engine refuses a resume position it cannot parse the same way.
  */
-#define PROTOCOL_ERROR 0x000A
 static const char PAGING_STATE_MSG[] = "Invalid value for the paging state";
 
 static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const uint8_t **resume,
@@ -2035,7 +2035,7 @@ static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const 
     if (n <= PAGING_HEAD + PAGING_CHECK ||
         eng_be64(o->paging_state + n - PAGING_CHECK) !=
             (uint64_t)XXH3_64bits(o->paging_state, n - PAGING_CHECK))
-        return eng_errorf(x->err, PROTOCOL_ERROR, "%s", PAGING_STATE_MSG);
+        return eng_errorf(x->err, ENG_E_PROTOCOL, "%s", PAGING_STATE_MSG);
     /* Well formed but another statement's: Cassandra would resume at a meaningless position;
        refused instead, as an invalid request with the same text. */
     if (memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
@@ -2161,8 +2161,6 @@ int cql_exec_select(cql_exec *x)
         rc = scan_systable(x, &q, &run, limit);
     else if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
-    if (rc == ENG_E_INVALID && resume && strcmp(x->err->msg, PAGING_STATE_MSG) == 0)
-        rc = x->err->code = PROTOCOL_ERROR; /* the engine's resume position did not parse */
     if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)

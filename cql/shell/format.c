@@ -9,6 +9,7 @@
  * then the lines are written with each column padded to its widest entry.
  */
 #include "cql/shell/format.h"
+#include "cql/errors.h"
 
 #include <string.h>
 
@@ -325,16 +326,11 @@ typedef struct error_kind {
     const char *summary; /* NULL: printed as the bare message */
 } error_kind;
 
+/* The cqlsh columns of cql/errors.h, by protocol code (the first row of a code wins). */
 static const error_kind error_kinds[] = {
-    {0x0000, "ServerError", NULL},
-    {0x1100, "WriteTimeout", "Coordinator node timed out waiting for replica nodes' responses"},
-    {0x1400, "FunctionFailure", "User Defined Function failure"},
-    {0x1500, "WriteFailure", "Replica(s) failed to execute write"},
-    {0x2000, "SyntaxException", NULL},
-    {0x2100, "Unauthorized", "Unauthorized"},
-    {0x2200, "InvalidRequest", "Invalid query"},
-    {0x2300, "ConfigurationException", NULL},
-    {0x2500, "PreparedQueryNotFound", NULL},
+#define KIND_ROW(eng, proto, name, cass, cls, summary) {proto, cls, summary},
+    CQL_ERRORS(KIND_ROW)
+#undef KIND_ROW
 };
 
 static const error_kind *find_error_kind(int code)

@@ -726,7 +726,7 @@ static int parse_resume(const eng_query *q, const uint8_t **key, size_t *len, ui
     if (!q->resume || !q->resume_len)
         return 0;
     if (q->resume_len < 6 || q->resume[0] != RESUME_VERSION)
-        return eng_errorf(err, ENG_E_INVALID, "Invalid value for the paging state");
+        return eng_errorf(err, ENG_E_PROTOCOL, "Invalid value for the paging state");
     *count = eng_be32(q->resume + 1);
     *key = q->resume + 5;
     *len = q->resume_len - 5;

@@ -18,11 +18,6 @@
 
 #define ENG_READ_POOL 64
 
-/* Returned by a transaction body that must run again on a fresh transaction. */
-#define ENG_RESTART 0x10100
-/* LMDB said the map is full: eng_write_txn grows it and runs the body again. */
-#define ENG_MAP_FULL 0x10101
-
 typedef struct eng_committer eng_committer; /* commit.c */
 
 struct eng_db {

@@ -16,16 +16,27 @@
 #include <stdint.h>
 
 /*
- * Error codes. Every fallible engine function returns 0 or one of these,
- * and the same code is left in eng_err.code. The 0x1000..0x2500 values are
- * the CQL native protocol's own error codes (facts §8.1), so the layers above
- * pass them through unchanged. Failures the protocol reports as "Server
- * error" (0x0000) get distinct codes of their own above 0xFFFF so that 0
- * stays "success"; eng_err_protocol_code() folds them back to 0x0000.
+ * Error codes: the one list of them. Every fallible engine function returns
+ * 0 or one of these, and the same code is left in eng_err.code. The
+ * 0x000A..0x2500 values are the CQL native protocol's own error codes
+ * (facts §8.1), so the layers above pass them through unchanged; what each
+ * one is called by the protocol, the driver (CassError) and cqlsh is in
+ * cql/errors.h. Failures the protocol reports as "Server error" (0x0000) get
+ * distinct codes of their own above 0xFFFF so that 0 stays "success";
+ * eng_err_protocol_code() folds them back to 0x0000.
  */
 enum {
     ENG_OK = 0,
+    ENG_E_PROTOCOL = 0x000A,         /* a client message broke the protocol (bad paging state) */
+    ENG_E_BAD_CREDENTIALS = 0x0100,
+    ENG_E_UNAVAILABLE = 0x1000,
+    ENG_E_OVERLOADED = 0x1001,
+    ENG_E_IS_BOOTSTRAPPING = 0x1002,
+    ENG_E_TRUNCATE = 0x1003,
     ENG_E_WRITE_TIMEOUT = 0x1100,
+    ENG_E_READ_TIMEOUT = 0x1200,
+    ENG_E_READ_FAILURE = 0x1300,
+    ENG_E_FUNCTION_FAILURE = 0x1400, /* a function failed while executing (fromJson()) */
     ENG_E_WRITE_FAILURE = 0x1500,
     ENG_E_SYNTAX = 0x2000,
     ENG_E_UNAUTHORIZED = 0x2100,
@@ -38,6 +49,9 @@ enum {
     ENG_E_CORRUPT,          /* stored bytes failed their checksum or did not decode */
     ENG_E_IO,               /* the operating system or LMDB refused an operation */
     ENG_E_BUSY,             /* resource temporarily unavailable (e.g. too many readers) */
+    /* Control codes internal to engine/store, never returned by the engine API: */
+    ENG_RESTART = 0x10100,  /* a transaction body must run again on a fresh transaction */
+    ENG_MAP_FULL,           /* LMDB said the map is full: grow it and run the body again */
 };
 
 /* Error carrier: the first error reported wins (like SQLite's Parse). */

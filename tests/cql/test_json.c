@@ -596,12 +596,12 @@ TEST(from_json_function_failures_are_function_failures)
     eng_buf o = ENG_BUF_INIT;
     eng_err_clear(&err);
     ASSERT_EQ(cql_json_from_json(ty(ENG_INT), "\"xyzz\"", 6, &o, &state, &err),
-              CQL_E_FUNCTION_FAILURE);
+              ENG_E_FUNCTION_FAILURE);
     ASSERT_STR_EQ(err.msg, "execution of 'system.fromjson[text]' failed: "
                            "org.apache.cassandra.serializers.MarshalException: Unable to make int "
                            "from 'xyzz'");
     eng_err_clear(&err);
-    ASSERT_EQ(cql_json_from_json(ty(ENG_INT), "{", 1, &o, &state, &err), CQL_E_FUNCTION_FAILURE);
+    ASSERT_EQ(cql_json_from_json(ty(ENG_INT), "{", 1, &o, &state, &err), ENG_E_FUNCTION_FAILURE);
     ASSERT(starts_with(err.msg,
                        "execution of 'system.fromjson[text]' failed: Could not decode JSON "
                        "string '{': com.fasterxml.jackson.core.JsonParseException: "));
