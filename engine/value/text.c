@@ -1532,6 +1532,53 @@ void eng_text_varint(const uint8_t *p, size_t len, eng_buf *out)
     eng_free(groups);
 }
 
+/*
+ * BigDecimal.toString (the same rule as Python's Decimal.__str__, both the
+ * General Decimal Arithmetic "to-scientific-string"): plain notation when
+ * the exponent is <= 0 and the adjusted exponent is >= -6, otherwise one
+ * digit, a point, the rest and E+n / E-n.
+ */
+int eng_text_decimal(const uint8_t *p, size_t len, eng_buf *out)
+{
+    if (len < 4)
+        return -1;
+    int64_t exp = -(int64_t)(int32_t)eng_be32(p);
+    eng_buf digits = ENG_BUF_INIT;
+    eng_text_varint(p + 4, len - 4, &digits);
+    if (digits.oom) {
+        out->oom = 1;
+        eng_buf_free(&digits);
+        return 0;
+    }
+    const char *d = (const char *)digits.p;
+    size_t nd = digits.len;
+    if (d[0] == '-') {
+        eng_buf_put_u8(out, '-');
+        d++;
+        nd--;
+    }
+    int64_t left = exp + (int64_t)nd; /* digits left of the point */
+    int64_t dot = (exp <= 0 && left > -6) ? left : 1;
+    if (dot <= 0) {
+        eng_buf_put_str(out, "0.");
+        for (int64_t i = 0; i < -dot; i++)
+            eng_buf_put_u8(out, '0');
+        eng_buf_put(out, d, nd);
+    } else if ((size_t)dot >= nd) {
+        eng_buf_put(out, d, nd);
+        for (int64_t i = 0; i < dot - (int64_t)nd; i++)
+            eng_buf_put_u8(out, '0');
+    } else {
+        eng_buf_put(out, d, (size_t)dot);
+        eng_buf_put_u8(out, '.');
+        eng_buf_put(out, d + dot, nd - (size_t)dot);
+    }
+    if (left != dot)
+        eng_buf_printf(out, "E%+lld", (long long)(left - dot));
+    eng_buf_free(&digits);
+    return 0;
+}
+
 /* Duration.append: "<n><unit>" when the dividend reaches the divisor; returns the remainder. */
 static uint64_t dur_part(eng_buf *out, uint64_t v, uint64_t div, const char *unit)
 {

@@ -76,6 +76,10 @@ void eng_text_java_float(float v, eng_buf *out);
 /* Decimal digits (with '-') of a big-endian two's-complement integer of any length. */
 void eng_text_varint(const uint8_t *p, size_t len, eng_buf *out);
 
+/* BigDecimal.toString of a serialized decimal (be32 scale, then the unscaled varint): "1.50",
+   "1.5E+3", "1E-7"; -1 if shorter than its scale. */
+int eng_text_decimal(const uint8_t *p, size_t len, eng_buf *out);
+
 /* ---- durations ---- */
 
 /* Duration.toString of a serialized duration ("1y2mo3d4h5m6s7ms8us9ns", "-1d"); -1 if malformed. */
