@@ -19,7 +19,7 @@
 #ifndef ENG_ENGINE_H
 #define ENG_ENGINE_H
 
-#include "engine/store/catalog.h"
+#include "engine/schema.h"
 #include "engine/value/clock.h"
 #include "engine/value/common.h"
 #include "engine/store/row.h"

@@ -26,7 +26,7 @@ typedef struct target {
     eng_deletion covering;
     int live;
     eng_buf ck_buf;
-    eng_val ck[64];
+    eng_val ck[ENG_MAX_KEY_COLUMNS];
 } target;
 
 typedef struct cas_args {
@@ -48,7 +48,7 @@ typedef struct cas_state {
     int has_static;
     eng_arena arena;
     target *targets;
-    eng_val null_ck[64];
+    eng_val null_ck[ENG_MAX_KEY_COLUMNS];
     eng_err *err;
 } cas_state;
 
@@ -492,12 +492,13 @@ static int cas_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, 
     s.txn = txn;
     s.err = err;
     s.now_s = eng_clock_now_s(&db->clock);
-    for (int i = 0; i < 64; i++)
+    for (int i = 0; i < ENG_MAX_KEY_COLUMNS; i++)
         s.null_ck[i].len = ENG_NULL;
     eng_arena_init(&s.arena, 4096);
     const eng_table *t;
     rc = eng_resolve_table(cur, cas->table, &t, err);
-    if (!rc && (cas->table->n_ck > 64 || cas->table->n_pk > 64))
+    /* CREATE TABLE refuses more; a table from elsewhere is refused, never overrun. */
+    if (!rc && (cas->table->n_ck > ENG_MAX_KEY_COLUMNS || cas->table->n_pk > ENG_MAX_KEY_COLUMNS))
         rc = eng_errorf(err, ENG_E_INVALID, "too many key columns");
     if (rc)
         goto out;

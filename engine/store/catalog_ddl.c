@@ -615,7 +615,7 @@ static int draft_column(const draft *d, const char *name)
 static int put_draft(MDB_txn *txn, MDB_dbi meta, draft *d, eng_err *err)
 {
     eng_buf key = ENG_BUF_INIT, val = ENG_BUF_INIT;
-    qsort(d->t.cols, d->t.n_cols, sizeof *d->t.cols, eng_catalog_col_order);
+    qsort(d->t.cols, d->t.n_cols, sizeof *d->t.cols, eng_column_order);
     eng_catalog_make_key(&key, 'T', d->t.ks, d->t.name);
     eng_catalog_encode_table(&val, &d->t);
     int rc = eng_catalog_meta_put(txn, meta, &key, &val, err);
@@ -916,6 +916,13 @@ static void add_def_columns(draft *d, const eng_table_def *def, eng_type *const 
 /* What CreateTableStatement checks once the key is sound, then TableMetadata.validate. */
 static int check_table_shape(const eng_table_def *def, draft *d, eng_err *err)
 {
+    /* Ours, not Cassandra's: see ENG_MAX_KEY_COLUMNS (docs/compat.md). */
+    if (d->t.n_pk > ENG_MAX_KEY_COLUMNS || d->t.n_ck > ENG_MAX_KEY_COLUMNS)
+        return eng_errorf(err, ENG_E_INVALID,
+                          "Table %s.%s has %u %s key columns: cassette allows at most %d",
+                          def->ks, def->name, d->t.n_pk > ENG_MAX_KEY_COLUMNS ? d->t.n_pk : d->t.n_ck,
+                          d->t.n_pk > ENG_MAX_KEY_COLUMNS ? "partition" : "clustering",
+                          ENG_MAX_KEY_COLUMNS);
     for (uint32_t i = 0; i < def->n_cols; i++)
         if (def->cols[i].desc && def->cols[i].kind != ENG_COL_CLUSTERING)
             return eng_errorf(
@@ -956,7 +963,7 @@ static int check_table_shape(const eng_table_def *def, draft *d, eng_err *err)
 /* Column ids in SELECT * order; a table id from libuuid's time UUIDs (no hot path). */
 static void assign_ids(draft *d)
 {
-    qsort(d->t.cols, d->t.n_cols, sizeof *d->t.cols, eng_catalog_col_order);
+    qsort(d->t.cols, d->t.n_cols, sizeof *d->t.cols, eng_column_order);
     for (uint32_t i = 0; i < d->t.n_cols; i++)
         d->t.cols[i].id = i;
     d->t.next_col_id = d->t.n_cols;

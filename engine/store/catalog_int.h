@@ -35,7 +35,4 @@ void eng_catalog_encode_keyspace(eng_buf *b, const eng_option *repl, uint32_t n,
 void eng_catalog_encode_udt(eng_buf *b, const eng_type *udt);
 void eng_catalog_encode_table(eng_buf *b, const eng_table *t);
 
-/* qsort order of eng_column: SELECT * order (facts §7.2), as eng_table.cols keeps it. */
-int eng_catalog_col_order(const void *a, const void *b);
-
 #endif

@@ -40,7 +40,7 @@ struct eng_ck_lazy {
     const uint8_t *key; /* stored clustering key bytes */
     size_t len;
     int decoded;
-    eng_val vals[64];
+    eng_val vals[ENG_MAX_KEY_COLUMNS];
     eng_buf buf;
 };
 
@@ -63,7 +63,7 @@ typedef struct reader {
     /* the current partition */
     eng_buf prefix;
     const eng_val *pk;
-    eng_val pk_vals[64];
+    eng_val pk_vals[ENG_MAX_KEY_COLUMNS];
     eng_buf pk_bytes;
     eng_pheader header;
     eng_arena header_arena;
@@ -75,7 +75,7 @@ typedef struct reader {
     /* per row */
     eng_arena row_arena;
     eng_ck_lazy lazy;
-    eng_val null_ck[64];
+    eng_val null_ck[ENG_MAX_KEY_COLUMNS];
     /* results */
     uint32_t returned;
     int peeking;           /* the page is full: the next row only tells there is more */
@@ -765,7 +765,7 @@ static reader *reader_get(eng_db *db)
     r = eng_calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    for (int i = 0; i < 64; i++)
+    for (int i = 0; i < ENG_MAX_KEY_COLUMNS; i++)
         r->null_ck[i].len = ENG_NULL;
     eng_arena_init(&r->header_arena, 1024);
     eng_arena_init(&r->static_arena, 1024);
@@ -839,7 +839,8 @@ static int read_once(reader *r, int *restart)
     const eng_table *t = NULL;
     if (!rc)
         rc = eng_resolve_table(cur, r->q->table, &t, r->err);
-    if (!rc && (r->q->table->n_pk > 64 || r->q->table->n_ck > 64))
+    /* CREATE TABLE refuses more; a table from elsewhere is refused, never overrun. */
+    if (!rc && (r->q->table->n_pk > ENG_MAX_KEY_COLUMNS || r->q->table->n_ck > ENG_MAX_KEY_COLUMNS))
         rc = eng_errorf(r->err, ENG_E_INVALID, "too many key columns");
     if (!rc)
         rc = open_cursor(r, t->dbi);

@@ -74,9 +74,9 @@ int eng_storage_clustering(eng_buf *out, const eng_table *t, const eng_val *ck, 
 int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
                                   eng_buf *scratch, eng_val *ck, eng_err *err)
 {
-    size_t offs[64];
+    size_t offs[ENG_MAX_KEY_COLUMNS];
     int n = t->n_ck;
-    if (n > 64)
+    if (n > ENG_MAX_KEY_COLUMNS)
         return eng_errorf(err, ENG_E_SERVER, "too many clustering columns");
     for (int i = 0; i < n; i++) {
         offs[i] = scratch->len;

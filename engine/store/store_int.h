@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "engine/engine.h"
+#include "engine/store/catalog.h"
 
 #define ENG_READ_POOL 64
 
