@@ -22,7 +22,6 @@
 #include "engine/schema.h"
 #include "engine/value/clock.h"
 #include "engine/value/common.h"
-#include "engine/store/row.h"
 #include "engine/value/types.h"
 #include "engine/value/uuid.h"
 
@@ -234,8 +233,10 @@ typedef struct eng_query {
     size_t resume_len;
 } eng_query;
 
-/* Clustering values decoded on first use (private to the engine). */
+/* Clustering values decoded on first use, stored rows and deletions: private to the store. */
 typedef struct eng_ck_lazy eng_ck_lazy;
+typedef struct eng_row eng_row;
+typedef struct eng_deletion eng_deletion;
 
 /* A row handed to the read callback; valid only during the callback. */
 typedef struct eng_row_view {
@@ -244,10 +245,10 @@ typedef struct eng_row_view {
     const eng_val *ck;        /* clustering values (n_ck), or NULL while not yet decoded:
                                  read them with eng_view_column / eng_view_clustering */
     eng_ck_lazy *ck_lazy;     /* where they are decoded from, when ck is NULL */
-    const eng_row *row;       /* the regular row, NULL for a static-only row */
-    const eng_row *static_row;/* the static row, NULL if none */
-    eng_deletion covering;    /* partition deletion / range tombstone over the row */
-    eng_deletion static_covering;
+    const eng_row *row;       /* the regular row (opaque), NULL for a static-only row */
+    const eng_row *static_row;/* the static row (opaque), NULL if none */
+    const eng_deletion *covering;        /* partition deletion / range tombstone over the row */
+    const eng_deletion *static_covering; /* the partition deletion */
     int64_t now_s;
     eng_arena *arena;         /* assembled collection values live here until the callback returns */
 } eng_row_view;

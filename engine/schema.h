@@ -72,7 +72,7 @@ typedef struct eng_table {
     uint32_t n_dropped;
     eng_dropped_column *dropped;
     uint32_t next_col_id;
-    uint32_t dbi;            /* LMDB handle of the table's sub-database (set by env.c) */
+    uint32_t dbi;            /* LMDB handle of the table's sub-database (set by store/txn.c) */
     uint32_t *by_name;       /* indexes into cols ordered by name (for eng_table_column) */
     uint32_t *by_id;         /* indexes into cols ordered by id (for eng_table_column_by_id) */
 } eng_table;

@@ -5,7 +5,7 @@
  * The declarations (type names, enum names and values, macros, function signatures) are the
  * driver's, so an application compiles unchanged against this header or the real driver's. Every
  * comment is cassette's own and says what the function does here. Only the functions of the
- * subset in docs/driver-api.md are declared; the rest of the driver's API follows later.
+ * subset listed in docs/api.md are declared; the rest of the driver's API follows later.
  *
  * Where statements run:
  *  - A contact point "file:DIR" (a database directory, created when missing) or "memory:" (a

@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "engine/store/keycodec.h"
+#include "engine/store/row.h"
 #include "engine/value/token.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1442,6 +1443,7 @@ static int row_order(const void *a, const void *b)
 
 static int emit_rows(scan *sc, eng_row_cb cb, void *ctx, eng_err *err)
 {
+    static const eng_deletion no_deletion = {ENG_TS_NONE, 0};
     eng_arena views;
     eng_arena_init(&views, 1024);
     int64_t now_s = sc->db ? eng_clock_now_s(eng_db_clock(sc->db)) : 0;
@@ -1454,7 +1456,7 @@ static int emit_rows(scan *sc, eng_row_cb cb, void *ctx, eng_err *err)
         v.pk = r->pk;
         v.ck = r->ck;
         v.row = &r->row;
-        v.covering = v.static_covering = (eng_deletion){ENG_TS_NONE, 0};
+        v.covering = v.static_covering = &no_deletion;
         v.now_s = now_s;
         v.arena = &views;
         int c = cb(ctx, &v);

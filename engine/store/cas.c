@@ -182,8 +182,8 @@ static void make_view(cas_state *s, const target *tg, eng_row_view *v)
     v->ck = s->null_ck;
     v->row = tg->found ? &tg->row : NULL;
     v->static_row = s->has_static ? &s->static_row : NULL;
-    v->covering = tg->covering;
-    v->static_covering = s->header.partition_del;
+    v->covering = &tg->covering;
+    v->static_covering = &s->header.partition_del;
     v->now_s = s->now_s;
     v->arena = &s->arena;
 }

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "engine/store/catalog_int.h"
-#include "engine/store/store_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes env.c grow the map and rerun */
+#include "engine/store/store_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes commit.c grow the map and rerun */
 
 #define REC_FORMAT 1
 

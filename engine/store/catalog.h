@@ -51,7 +51,7 @@ int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err);
  * "not given" (true for CREATE, unchanged for ALTER).
  *
  * Table data lives in sub-databases this module does not touch: the caller
- * (env.c) creates and drops them, named by eng_table_dbname().
+ * (schema_change.c) creates and drops them, named by eng_table_dbname().
  */
 int eng_catalog_create_keyspace(MDB_txn *txn, MDB_dbi meta, const eng_schema *cur, const char *ks,
                                 const eng_option *repl, uint32_t n_repl, int durable_writes,

@@ -7,7 +7,7 @@
  * helpers, so a record is always encoded the way eng_schema_load decodes it.
  * Every helper reports failures in err with the catalog's codes: ENG_E_NOMEM
  * (also for a buffer whose oom flag is set), ENG_E_IO, ENG_E_CORRUPT, or
- * env_int.h's ENG_MAP_FULL.
+ * ENG_MAP_FULL.
  */
 #ifndef ENG_CATALOG_INT_H
 #define ENG_CATALOG_INT_H

@@ -5,11 +5,12 @@
  * SYNC, NOMETASYNC or PERIODIC), every write transaction is a job handed to
  * one committer thread per open database, which runs the jobs queued so far
  * in ONE LMDB write transaction and commits it with one sync, then completes
- * them all. Writers in other threads wait on their job; a write submitted
- * with eng_write_submit does not wait, and its completion runs in the
- * committer thread once the transaction is durable (the driver API's
- * pipelined futures). With durability NONE there is nothing to share and
- * writes commit in the calling thread (env.c), as before.
+ * them all. Writers in other threads wait on their job; a write queued with
+ * eng_apply_async does not wait, and its completion runs in the committer
+ * thread once the transaction is durable (the driver API's pipelined
+ * futures). With durability NONE there is nothing to share and writes
+ * commit in the calling thread (write_direct below). Every write of the
+ * engine enters here, through eng_write_txn / eng_write_txn_exclusive.
  *
  * Invariants:
  *  - Jobs run in the order they were queued, directly in the group's
@@ -353,4 +354,78 @@ void eng_db_commit_stats(eng_db *db, eng_commit_stats *out)
     out->groups = c->groups;
     out->jobs = c->jobs;
     pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- write transactions: the entry points ---- */
+
+/* One body in its own transaction, committed by the calling thread. */
+static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+{
+    for (;;) {
+        pthread_rwlock_rdlock(&db->resize_lock);
+        MDB_txn *txn;
+        int rc = eng_txn_begin(db, 0, &txn);
+        if (rc) {
+            pthread_rwlock_unlock(&db->resize_lock);
+            return eng_lmdb_err(err, rc, "begin write transaction");
+        }
+        eng_err local;
+        eng_err_clear(&local);
+        eng_schema *cur = NULL;
+        int stale = 0;
+        rc = eng_db_schema_in(db, txn, 0, &cur, &stale, &local);
+        if (!rc && stale)
+            rc = ENG_RESTART;
+        if (!rc)
+            rc = body(db, txn, cur, ctx, &local);
+        if (cur)
+            eng_schema_unref(cur);
+        int full = 0;
+        if (rc == 0) {
+            int mrc = mdb_txn_commit(txn);
+            if (mrc == MDB_MAP_FULL)
+                full = 1;
+            else if (mrc)
+                rc = eng_lmdb_err(&local, mrc, "commit");
+        } else {
+            full = rc == ENG_MAP_FULL;
+            mdb_txn_abort(txn);
+        }
+        pthread_rwlock_unlock(&db->resize_lock);
+        if (full) {
+            int grc = eng_grow_map(db, err);
+            if (grc)
+                return grc;
+            continue;
+        }
+        if (rc == ENG_RESTART)
+            continue;
+        if (rc && err && !err->code)
+            *err = local;
+        return rc;
+    }
+}
+
+/* Through the committer when there is one (commit.c), so that concurrent writers share
+   a transaction and its sync; directly with durability NONE, or in the committer itself. */
+static int write_txn(eng_db *db, eng_write_body body, void *ctx, int exclusive, eng_err *err)
+{
+    if (!db->committer || eng_in_committer(db))
+        return write_direct(db, body, ctx, err);
+    eng_job job = {.body = body, .ctx = ctx, .exclusive = exclusive};
+    eng_committer_queue(db, &job);
+    eng_committer_wait(db, &job);
+    if (job.rc && err && !err->code)
+        *err = job.err;
+    return job.rc;
+}
+
+int eng_write_txn(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+{
+    return write_txn(db, body, ctx, 0, err);
+}
+
+int eng_write_txn_exclusive(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
+{
+    return write_txn(db, body, ctx, 1, err);
 }

@@ -75,6 +75,7 @@ typedef struct reader {
     /* per row */
     eng_arena row_arena;
     eng_ck_lazy lazy;
+    eng_deletion view_covering; /* the current view's covering deletion */
     eng_val null_ck[ENG_MAX_KEY_COLUMNS];
     /* results */
     uint32_t returned;
@@ -252,7 +253,7 @@ int eng_view_column(const eng_row_view *v, uint16_t col, eng_val *value, int64_t
     }
     int is_static = c->kind == ENG_COL_STATIC;
     const eng_row *row = is_static ? v->static_row : v->row;
-    const eng_deletion *covering = is_static ? &v->static_covering : &v->covering;
+    const eng_deletion *covering = is_static ? v->static_covering : v->covering;
     if (!row)
         return 0;
     if (multicell(c->type))
@@ -279,8 +280,9 @@ static void set_view(reader *r, eng_row_view *v, const eng_val *ck, const eng_ro
     v->ck_lazy = ck ? NULL : &r->lazy;
     v->row = row;
     v->static_row = r->has_static_row ? &r->static_row : NULL;
-    v->covering = covering;
-    v->static_covering = r->header.partition_del;
+    r->view_covering = covering;
+    v->covering = &r->view_covering;
+    v->static_covering = &r->header.partition_del;
     v->now_s = r->now_s;
     v->arena = &r->row_arena;
 }

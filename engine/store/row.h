@@ -22,7 +22,6 @@
 
 #include "engine/value/common.h"
 
-#define ENG_TS_NONE INT64_MIN  /* "no timestamp": no marker / no deletion */
 #define ENG_LDT_LIVE INT64_MAX /* local deletion time of a live, non-expiring cell */
 
 /* DeletionTime: deletes everything with ts_us <= this ts_us (ties go to the deletion). */

@@ -1,14 +1,16 @@
 /*
- * Private to the engine's LMDB modules (env.c, write.c, read.c, cas.c,
- * purge.c): the database handle and the transaction discipline.
+ * Private to the store's modules: the database handle (db.c), the
+ * transaction discipline (txn.c), group commit and the write entry points
+ * (commit.c), LMDB's errors (lmdb_err.c), and what writes, reads, CAS,
+ * purge, schema changes and snapshots share.
  *
  * Every operation runs as one LMDB transaction begun and ended through the
  * helpers below, which hold the process's resize lock shared, so that the
  * map can be grown (exclusive) between transactions when LMDB reports it
  * full, and which refresh the schema snapshot when the stored version moved.
  */
-#ifndef ENG_ENV_INT_H
-#define ENG_ENV_INT_H
+#ifndef ENG_STORE_INT_H
+#define ENG_STORE_INT_H
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -16,6 +18,7 @@
 
 #include "engine/engine.h"
 #include "engine/store/catalog.h"
+#include "engine/store/row.h"
 
 #define ENG_READ_POOL 64
 
@@ -48,8 +51,14 @@ struct eng_db {
     eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
 };
 
-/* Maps an LMDB return code to an engine error with a message naming `what`. */
+/* Maps an LMDB return code to an engine error with a message naming `what` (lmdb_err.c). */
 int eng_lmdb_err(eng_err *err, int rc, const char *what);
+
+/* mdb_txn_begin that adopts a map another process grew (txn.c); the caller holds the resize
+   lock shared. Returns an LMDB code. */
+int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn);
+/* Loads the newest stored schema into db->schema and opens its tables' sub-databases (txn.c). */
+int eng_db_reload_schema(eng_db *db, eng_err *err);
 
 /* Frees the pooled read states (at close, before the environment goes). */
 void eng_read_pool_free(eng_db *db);

@@ -210,6 +210,10 @@ typedef struct eng_val {
     int32_t len;
 } eng_val;
 
+/* A write timestamp (µs) that is not there: none given (USING TIMESTAMP absent), no row marker,
+   no deletion. */
+#define ENG_TS_NONE INT64_MIN
+
 #define ENG_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ENG_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ENG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

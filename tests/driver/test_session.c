@@ -11,7 +11,7 @@
  * batch_request.cpp, retry_policy.cpp, ssl/ssl_openssl_impl.cpp) or
  * Cassandra 4.x's (error codes and texts of the facts sheet §5, §6, §7.8,
  * §8; PagingState.deserialize for a malformed paging state), with the
- * embedded behaviour docs/driver-api.md states (a future is set when the
+ * embedded behaviour docs/api.md states (a future is set when the
  * call returns; host names fail until the remote backend exists).
  */
 #include <cassandra.h>

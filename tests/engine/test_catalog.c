@@ -104,7 +104,7 @@ static void fx_reopen(fx *f)
     fx_open_env(f);
 }
 
-/* Begins a write transaction and loads its snapshot, as env.c does before a change. */
+/* Begins a write transaction and loads its snapshot, as the write path does before a change. */
 static void begin(fx *f)
 {
     ASSERT_EQ(mdb_txn_begin(f->env, NULL, 0, &f->txn), 0);

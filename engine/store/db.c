@@ -1,0 +1,257 @@
+/*
+ * The database handle: one LMDB environment per directory, shared by every
+ * eng_db_open of that directory in the process (LMDB forbids opening an
+ * environment twice in one process), opened with the durability asked for,
+ * its group committer started, and torn down by the last close. The
+ * transaction discipline itself is txn.c's; the write path's, commit.c's.
+ */
+#include "engine/store/store_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_MAP_SIZE ((size_t)256 << 20)
+#define MAX_MAP_SIZE (UINT64_C(1) << 46) /* 64 TiB: half of x86-64 user address space */
+#define DEFAULT_MAX_TABLES 1024
+#define DEFAULT_SYNC_PERIOD_MS 1000
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static eng_db *registry;
+
+/* ---- open / close ---- */
+
+int eng_durability_parse(const char *name, int *out)
+{
+    static const struct {
+        const char *name;
+        int durability;
+    } names[] = {{"sync", ENG_DURABLE_SYNC},
+                 {"nometasync", ENG_DURABLE_NOMETASYNC},
+                 {"periodic", ENG_DURABLE_PERIODIC},
+                 {"none", ENG_DURABLE_NONE}};
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].durability;
+            return 0;
+        }
+    return -1;
+}
+
+static int make_dirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    size_t n = strlen(path);
+    if (n >= sizeof tmp)
+        return ENAMETOOLONG;
+    memcpy(tmp, path, n + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+static void remove_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+                continue;
+            char sub[PATH_MAX];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            unlink(sub);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+static void destroy(eng_db *db)
+{
+    eng_committer_stop(db); /* completes what is queued, while the environment is open */
+    if (db->env) {
+        eng_read_pool_free(db); /* their cursors go before the transactions */
+        for (int i = 0; i < db->n_pool; i++)
+            mdb_txn_abort(db->pool[i]);
+        mdb_env_close(db->env);
+    }
+    if (db->schema)
+        eng_schema_unref(db->schema);
+    if (db->temporary && db->path)
+        remove_dir(db->path);
+    pthread_rwlock_destroy(&db->resize_lock);
+    pthread_mutex_destroy(&db->schema_lock);
+    pthread_mutex_destroy(&db->pool_lock);
+    eng_free(db->path);
+    eng_free(db);
+}
+
+static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
+{
+    int rc = mdb_env_create(&db->env);
+    if (rc) {
+        db->env = NULL;
+        return eng_lmdb_err(err, rc, "create environment");
+    }
+    db->map_size = opts && opts->map_size ? opts->map_size : DEFAULT_MAP_SIZE;
+    /* LMDB records the size in the file before it maps it: a size no mmap can
+     * give would leave a database that never opens again. */
+    if ((uint64_t)db->map_size > MAX_MAP_SIZE)
+        return eng_errorf(err, ENG_E_CONFIG, "map size %zu exceeds the limit of %llu bytes (64 TiB)",
+                          db->map_size, (unsigned long long)MAX_MAP_SIZE);
+    unsigned maxdbs = opts && opts->max_tables ? opts->max_tables : DEFAULT_MAX_TABLES;
+    unsigned flags = MDB_NOTLS;
+    db->durability = opts ? opts->durability : ENG_DURABLE_SYNC;
+    if (db->durability == ENG_DURABLE_NOMETASYNC || db->durability == ENG_DURABLE_PERIODIC)
+        flags |= MDB_NOMETASYNC;
+    else if (db->durability == ENG_DURABLE_NONE)
+        flags |= MDB_NOSYNC | MDB_NOMETASYNC;
+    if ((rc = mdb_env_set_maxdbs(db->env, maxdbs + 1)) ||
+        (rc = mdb_env_set_maxreaders(db->env, 1024)) ||
+        (rc = mdb_env_set_mapsize(db->env, db->map_size)))
+        return eng_lmdb_err(err, rc, "configure environment");
+    if ((rc = mdb_env_open(db->env, db->path, flags, 0644))) {
+        if (rc == EACCES || rc == ENOENT || rc == EROFS)
+            return eng_errorf(err, ENG_E_IO, "cannot open database directory %s: %s", db->path,
+                              strerror(rc));
+        return eng_lmdb_err(err, rc, "open environment");
+    }
+    /* Adopt a larger size another process may have set. */
+    if ((rc = mdb_env_set_mapsize(db->env, 0)))
+        return eng_lmdb_err(err, rc, "map the database");
+    MDB_txn *txn;
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)))
+        return eng_lmdb_err(err, rc, "begin");
+    if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
+        mdb_txn_abort(txn);
+        return eng_lmdb_err(err, rc, "open catalog");
+    }
+    if ((rc = mdb_txn_commit(txn)))
+        return eng_lmdb_err(err, rc, "commit");
+    if ((rc = eng_db_reload_schema(db, err)))
+        return rc;
+    if (db->durability == ENG_DURABLE_NONE || (opts && opts->no_group_commit))
+        return 0;
+    uint64_t period = 0;
+    if (db->durability == ENG_DURABLE_PERIODIC)
+        period = opts && opts->sync_period_ms ? opts->sync_period_ms : DEFAULT_SYNC_PERIOD_MS;
+    return eng_committer_start(db, period, err);
+}
+
+static int open_path(const char *path, int temporary, const eng_db_options *opts, eng_db **out,
+                     eng_err *err)
+{
+    *out = NULL;
+    int rc = make_dirs(path);
+    if (rc)
+        return eng_errorf(err, ENG_E_IO, "cannot create database directory %s: %s", path,
+                          strerror(rc));
+    struct stat st;
+    if (stat(path, &st))
+        return eng_errorf(err, ENG_E_IO, "cannot open database directory %s: %s", path,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return eng_errorf(err, ENG_E_IO, "%s is not a directory", path);
+    pthread_mutex_lock(&registry_lock);
+    for (eng_db *d = registry; d; d = d->next) {
+        if (d->dev == st.st_dev && d->ino == st.st_ino && d->pid == getpid()) {
+            d->refs++;
+            pthread_mutex_unlock(&registry_lock);
+            *out = d;
+            return 0;
+        }
+    }
+    eng_db *db = eng_calloc(1, sizeof *db);
+    if (!db) {
+        pthread_mutex_unlock(&registry_lock);
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory opening %s", path);
+    }
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    /* Prefer the (rare) map grower so steady readers cannot starve it. */
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&db->resize_lock, &ra);
+    pthread_rwlockattr_destroy(&ra);
+    pthread_mutex_init(&db->schema_lock, NULL);
+    pthread_mutex_init(&db->pool_lock, NULL);
+    db->refs = 1;
+    db->pid = getpid();
+    db->dev = st.st_dev;
+    db->ino = st.st_ino;
+    db->temporary = temporary;
+    db->path = eng_strdup(path);
+    eng_clock_init(&db->clock);
+    eng_uuidgen_init(&db->uuidgen);
+    rc = db->path ? open_env(db, opts, err) : eng_errorf(err, ENG_E_NOMEM, "out of memory");
+    if (rc) {
+        pthread_mutex_unlock(&registry_lock);
+        destroy(db);
+        return rc;
+    }
+    db->next = registry;
+    registry = db;
+    pthread_mutex_unlock(&registry_lock);
+    *out = db;
+    return 0;
+}
+
+int eng_db_open(const char *path, const eng_db_options *opts, eng_db **out, eng_err *err)
+{
+    return open_path(path, 0, opts, out, err);
+}
+
+int eng_db_open_temp(const eng_db_options *opts, eng_db **out, eng_err *err)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    const char *base = stat("/dev/shm", &st) == 0 && access("/dev/shm", W_OK) == 0
+                           ? "/dev/shm"
+                           : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    snprintf(dir, sizeof dir, "%s/cassette-XXXXXX", base);
+    if (!mkdtemp(dir))
+        return eng_errorf(err, ENG_E_IO, "cannot create a temporary directory in %s: %s", base,
+                          strerror(errno));
+    eng_db_options o = opts ? *opts : (eng_db_options){0};
+    int rc = open_path(dir, 1, &o, out, err);
+    if (rc)
+        remove_dir(dir);
+    return rc;
+}
+
+void eng_db_close(eng_db *db)
+{
+    if (!db)
+        return;
+    pthread_mutex_lock(&registry_lock);
+    if (--db->refs > 0) {
+        pthread_mutex_unlock(&registry_lock);
+        return;
+    }
+    for (eng_db **p = &registry; *p; p = &(*p)->next) {
+        if (*p == db) {
+            *p = db->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    destroy(db);
+}
+
+const char *eng_db_path(const eng_db *db) { return db->path; }
+eng_clock *eng_db_clock(eng_db *db) { return &db->clock; }
+eng_uuidgen *eng_db_uuidgen(eng_db *db) { return &db->uuidgen; }

@@ -1,0 +1,247 @@
+/*
+ * The transaction discipline every store module relies on:
+ *
+ *  - The environment is opened with MDB_NOTLS: read transactions are not
+ *    tied to threads, so reset ones are pooled and renewed by any thread
+ *    (a fresh read transaction allocates per sub-database slot).
+ *  - Every transaction holds the resize lock shared. When LMDB reports the
+ *    map full, the write is aborted, the map doubled under the exclusive
+ *    lock, and the write re-run from scratch (commit.c): a full map grows,
+ *    it never fails a write, and nothing half-done is ever committed.
+ *  - The schema snapshot is checked against the version stored in meta at
+ *    the start of each transaction, so a change made by another process is
+ *    seen by the next statement here.
+ *  - Write timestamps come from max(clock, high-water mark + 1), the mark
+ *    being stored in meta inside the same write transaction: strictly
+ *    increasing across threads and processes (facts §9).
+ */
+#include <string.h>
+
+#include "engine/store/store_int.h"
+
+/* ---- read transactions ---- */
+
+int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
+{
+    for (;;) {
+        int rc = mdb_txn_begin(db->env, NULL, flags, txn);
+        if (rc != MDB_MAP_RESIZED)
+            return rc;
+        /* Another process grew the map: adopt its size, then try again. */
+        pthread_rwlock_unlock(&db->resize_lock);
+        pthread_rwlock_wrlock(&db->resize_lock);
+        mdb_env_set_mapsize(db->env, 0);
+        pthread_rwlock_unlock(&db->resize_lock);
+        pthread_rwlock_rdlock(&db->resize_lock);
+    }
+}
+
+int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err)
+{
+    pthread_rwlock_rdlock(&db->resize_lock);
+    MDB_txn *t = NULL;
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_pool)
+        t = db->pool[--db->n_pool];
+    pthread_mutex_unlock(&db->pool_lock);
+    int rc;
+    if (t) {
+        rc = mdb_txn_renew(t);
+        if (rc == MDB_MAP_RESIZED) {
+            mdb_txn_abort(t);
+            t = NULL;
+            rc = eng_txn_begin(db, MDB_RDONLY, &t);
+        } else if (rc) {
+            mdb_txn_abort(t);
+            t = NULL;
+        }
+    } else {
+        rc = eng_txn_begin(db, MDB_RDONLY, &t);
+    }
+    if (rc) {
+        pthread_rwlock_unlock(&db->resize_lock);
+        return eng_lmdb_err(err, rc, "begin read transaction");
+    }
+    *txn = t;
+    return 0;
+}
+
+void eng_read_end(eng_db *db, MDB_txn *txn)
+{
+    if (!txn)
+        return;
+    mdb_txn_reset(txn);
+    pthread_mutex_lock(&db->pool_lock);
+    if (db->n_pool < ENG_READ_POOL) {
+        db->pool[db->n_pool++] = txn;
+        txn = NULL;
+    }
+    pthread_mutex_unlock(&db->pool_lock);
+    if (txn)
+        mdb_txn_abort(txn);
+    pthread_rwlock_unlock(&db->resize_lock);
+}
+
+/* ---- write transactions ---- */
+
+int eng_write_begin(eng_db *db, MDB_txn **txn) { return eng_txn_begin(db, 0, txn); }
+
+/* Doubles the map. Called with no transaction of this thread open. */
+int eng_grow_map(eng_db *db, eng_err *err)
+{
+    pthread_rwlock_wrlock(&db->resize_lock);
+    MDB_envinfo info;
+    mdb_env_info(db->env, &info);
+    size_t want = info.me_mapsize * 2;
+    int rc = mdb_env_set_mapsize(db->env, want);
+    if (rc == 0)
+        db->map_size = want;
+    pthread_rwlock_unlock(&db->resize_lock);
+    return rc ? eng_lmdb_err(err, rc, "grow the map") : 0;
+}
+
+/* ---- schema ---- */
+
+static int schema_version(MDB_txn *txn, MDB_dbi meta, uint64_t *v, eng_err *err)
+{
+    return eng_catalog_version(txn, meta, v, err);
+}
+
+int eng_db_reload_schema(eng_db *db, eng_err *err)
+{
+    pthread_mutex_lock(&db->schema_lock);
+    MDB_txn *txn = NULL;
+    eng_schema *s = NULL;
+    int rc = eng_txn_begin(db, MDB_RDONLY, &txn);
+    if (rc) {
+        rc = eng_lmdb_err(err, rc, "begin schema transaction");
+        goto out;
+    }
+    uint64_t v;
+    if ((rc = schema_version(txn, db->meta, &v, err)))
+        goto out;
+    if (db->schema && db->schema->version == v)
+        goto out;
+    if ((rc = eng_schema_load(txn, db->meta, &s, err)))
+        goto out;
+    for (uint32_t i = 0; i < s->n_tables; i++) {
+        char name[34];
+        eng_table_dbname(s->tables[i].id, name);
+        MDB_dbi dbi;
+        int mrc = mdb_dbi_open(txn, name, 0, &dbi);
+        if (mrc) {
+            rc = eng_lmdb_err(err, mrc, "open table storage");
+            goto out;
+        }
+        s->tables[i].dbi = dbi;
+    }
+    /* Committing a read transaction makes the opened handles process-wide. */
+    rc = mdb_txn_commit(txn);
+    txn = NULL;
+    if (rc) {
+        rc = eng_lmdb_err(err, rc, "open table storage");
+        goto out;
+    }
+    eng_schema *old = db->schema;
+    db->schema = s;
+    s = NULL;
+    if (old)
+        eng_schema_unref(old);
+out:
+    if (txn)
+        mdb_txn_abort(txn);
+    if (s)
+        eng_schema_unref(s);
+    pthread_mutex_unlock(&db->schema_lock);
+    return rc;
+}
+
+int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
+                     eng_err *err)
+{
+    *out = NULL;
+    *stale = 0;
+    /*
+     * A committed snapshot never changes, so a read transaction on the
+     * snapshot last checked needs no second look at the stored version.
+     * Write transactions always look: their id is not yet a committed one.
+     */
+    uint64_t id = (uint64_t)mdb_txn_id(txn);
+    pthread_mutex_lock(&db->schema_lock);
+    if (readonly && db->schema && db->checked_txnid == id &&
+        db->checked_version == db->schema->version) {
+        *out = eng_schema_ref(db->schema);
+        pthread_mutex_unlock(&db->schema_lock);
+        return 0;
+    }
+    pthread_mutex_unlock(&db->schema_lock);
+    uint64_t v;
+    int rc = schema_version(txn, db->meta, &v, err);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&db->schema_lock);
+    eng_schema *s = db->schema ? eng_schema_ref(db->schema) : NULL;
+    if (s && s->version == v && readonly) {
+        db->checked_txnid = id;
+        db->checked_version = v;
+    }
+    pthread_mutex_unlock(&db->schema_lock);
+    if (s && s->version == v) {
+        *out = s;
+        return 0;
+    }
+    if (s)
+        eng_schema_unref(s);
+    if ((rc = eng_db_reload_schema(db, err)))
+        return rc;
+    *stale = 1;
+    return 0;
+}
+
+int eng_db_schema(eng_db *db, eng_schema **out, eng_err *err)
+{
+    for (;;) {
+        MDB_txn *txn;
+        int rc = eng_read_begin(db, &txn, err);
+        if (rc)
+            return rc;
+        int stale;
+        rc = eng_db_schema_in(db, txn, 1, out, &stale, err);
+        eng_read_end(db, txn);
+        if (rc || !stale)
+            return rc;
+    }
+}
+
+int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table **out,
+                      eng_err *err)
+{
+    const eng_table *c = eng_schema_table(cur, t->ks, t->name);
+    if (!c || memcmp(c->id, t->id, 16) != 0)
+        return eng_errorf(err, ENG_E_INVALID, "table %s does not exist", t->name);
+    *out = c;
+    return 0;
+}
+
+/* ---- timestamps ---- */
+
+int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err)
+{
+    MDB_val k = {1, "h"}, v;
+    int64_t hwm = INT64_MIN;
+    int rc = mdb_get(txn, db->meta, &k, &v);
+    if (rc == 0 && v.mv_size == 8)
+        hwm = (int64_t)eng_be64(v.mv_data);
+    else if (rc && rc != MDB_NOTFOUND)
+        return eng_lmdb_err(err, rc, "read timestamp mark");
+    int64_t now = eng_clock_now_us(&db->clock);
+    int64_t ts = (hwm != INT64_MIN && now <= hwm) ? hwm + 1 : now;
+    uint8_t buf[8];
+    eng_put_be64(buf, (uint64_t)ts);
+    v.mv_size = 8;
+    v.mv_data = buf;
+    if ((rc = mdb_put(txn, db->meta, &k, &v, 0)))
+        return eng_lmdb_err(err, rc, "store timestamp mark");
+    *ts_us = ts;
+    return 0;
+}
