@@ -212,6 +212,28 @@ void eng_db_commit_stats(eng_db *db, eng_commit_stats *out);
 
 /* ---- reads ---- */
 
+/*
+ * Virtual tables: tables whose rows a provider computes at read time (the
+ * system tables) instead of the store keeping them. eng_read reads them
+ * with every rule a stored table's rows follow -- partitions in token
+ * order, rows in clustering order, slices, limits, DISTINCT, static rows,
+ * paging -- so their readers need no second implementation of those.
+ */
+typedef struct eng_vsink eng_vsink;
+
+/*
+ * For a provider: one row of the table being read. values[i] is the value of
+ * t->cols[i] (native bytes; ENG_NULL: no cell); the key columns' values must
+ * be there. The row reads back exactly as if an INSERT of every non-null
+ * column at timestamp ts_us had stored it (non-frozen collections as cells).
+ * Rows may come in any order; a key given twice is ENG_E_SERVER.
+ * @return 0, ENG_E_NOMEM, ENG_E_INVALID (a key the store refuses), ENG_E_SERVER.
+ */
+int eng_vsink_row(eng_vsink *sink, const eng_val *values, int64_t ts_us, eng_err *err);
+
+/* A provider: calls eng_vsink_row once per row of t; returns 0 or an error it reported. */
+typedef int (*eng_vtable_fill)(void *ctx, const eng_table *t, eng_vsink *sink, eng_err *err);
+
 typedef struct eng_query {
     const eng_table *table;
     /* Partitions: n_keys > 0 reads those (each table->n_pk values, read in the order given);
@@ -231,6 +253,8 @@ typedef struct eng_query {
     uint32_t per_partition_limit; /* rows per partition (0 = no limit) */
     const uint8_t *resume;  /* paging: continue strictly after this position (from eng_read_info) */
     size_t resume_len;
+    eng_vtable_fill vtable; /* a virtual table: its provider (table's storage unused), or NULL */
+    void *vtable_ctx;       /* the provider's ctx */
 } eng_query;
 
 /* Clustering values decoded on first use, stored rows and deletions: private to the store. */

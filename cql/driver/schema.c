@@ -38,6 +38,7 @@
 
 #include "cql/driver/driver_int.h"
 #include "cql/exec/systables.h"
+#include "engine/value/token.h"
 
 /* ------------------------------------------------------------------------ */
 /* The snapshot's objects                                                    */
@@ -224,6 +225,21 @@ static void sort_columns_by_name(const eng_table *t, uint32_t *idx, size_t n)
     }
 }
 
+/* Every row of system table t, described from b's snapshot, through the engine's read path. */
+static int read_systable(build *b, const eng_table *t, eng_row_cb cb, void *ctx)
+{
+    cql_systable_ctx sys = {b->s, b->db};
+    eng_query q;
+    memset(&q, 0, sizeof q);
+    q.table = t;
+    q.token_lo = ENG_TOKEN_MIN;
+    q.token_hi = ENG_TOKEN_MAX;
+    q.token_lo_incl = q.token_hi_incl = 1;
+    q.vtable = cql_systable_fill;
+    q.vtable_ctx = &sys;
+    return eng_read(b->db, &q, cb, ctx, NULL, b->err);
+}
+
 static int collect_row(void *ctx, const eng_row_view *v)
 {
     collect *c = ctx;
@@ -300,7 +316,7 @@ static int collect_rows(build *b, collect *c, const char *name, const char *k0, 
     const char *keys[3] = {k0, k1, k2};
     for (int j = 0; j < 3; j++)
         c->key[j] = keys[j] ? eng_table_column_index(t, keys[j]) : -1;
-    return cql_systable_scan(t, b->s, b->db, collect_row, c, b->err);
+    return read_systable(b, t, collect_row, c);
 }
 
 static int raw_order(const void *a, const void *b)
@@ -492,7 +508,7 @@ static int build_all(build *b)
     const eng_table *local = cql_systable("system", "local");
     if (!local)
         return nomem(b->err, "system.local");
-    rc = cql_systable_scan(local, b->s, b->db, local_row, &m->version, b->err);
+    rc = read_systable(b, local, local_row, &m->version);
     if (rc)
         return rc;
 

@@ -1897,85 +1897,6 @@ static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
 
 /* ---- system tables: rows built from the catalog, restricted here ---- */
 
-typedef struct sys_scan {
-    cql_exec *x;
-    const eng_query *q;
-    select_run *run;
-    uint32_t limit;
-    uint32_t returned;
-    const eng_val *last_pk; /* DISTINCT and PER PARTITION LIMIT */
-    uint32_t in_partition;
-    eng_buf pk_seen;
-} sys_scan;
-
-static int vals_equal(const eng_table *t, int from, int n, const eng_val *a, const eng_val *b)
-{
-    for (int i = 0; i < n; i++) {
-        const eng_type *ty = t->cols[from + i].type;
-        if (a[i].len < 0 || b[i].len < 0 ||
-            eng_type_compare(ty, a[i].p, (size_t)a[i].len, b[i].p, (size_t)b[i].len) != 0)
-            return 0;
-    }
-    return 1;
-}
-
-static int in_slice(const eng_table *t, const eng_val *ck, const eng_slice *s)
-{
-    int lo = ck_cmp(t, ck, &s->start), hi = ck_cmp(t, ck, &s->end);
-    return (lo > 0 || (lo == 0 && (s->start.inclusive || s->start.n == 0))) &&
-           (hi < 0 || (hi == 0 && (s->end.inclusive || s->end.n == 0)));
-}
-
-static int sys_row(void *ctx, const eng_row_view *v)
-{
-    sys_scan *s = ctx;
-    const eng_query *q = s->q;
-    const eng_table *t = q->table;
-    if (q->n_keys) {
-        int found = 0;
-        for (uint32_t i = 0; i < q->n_keys && !found; i++)
-            found = vals_equal(t, 0, t->n_pk, v->pk, q->keys[i]);
-        if (!found)
-            return 0;
-    }
-    const eng_val *ck;
-    eng_err *err = s->x->err;
-    if (eng_view_clustering(v, &ck, err))
-        return -err->code;
-    if (q->n_slices) {
-        int inside = 0;
-        for (uint32_t i = 0; i < q->n_slices && !inside; i++)
-            inside = in_slice(t, ck, &q->slices[i]);
-        if (!inside)
-            return 0;
-    }
-    int same = s->last_pk && vals_equal(t, 0, t->n_pk, v->pk, s->last_pk);
-    if (!same) {
-        eng_buf_reset(&s->pk_seen);
-        for (int i = 0; i < t->n_pk; i++)
-            eng_buf_put_bytes(&s->pk_seen, v->pk[i].p, v->pk[i].len);
-        s->in_partition = 0;
-    }
-    if ((q->distinct && same) || (q->per_partition_limit && s->in_partition >= q->per_partition_limit))
-        return 0;
-    s->last_pk = v->pk; /* stable: the scan keeps every row alive until it ends */
-    uint32_t before = s->run->x->result->n_rows;
-    int rc = select_row(s->run, v);
-    if (rc)
-        return rc;
-    if (s->run->x->result->n_rows > before || s->run->sp->aggregate)
-        s->in_partition++, s->returned++;
-    return s->limit && s->returned >= s->limit ? 1 : 0;
-}
-
-static int scan_systable(cql_exec *x, const eng_query *q, select_run *run, uint32_t limit)
-{
-    sys_scan s = {x, q, run, limit, 0, NULL, 0, ENG_BUF_INIT};
-    int rc = cql_systable_scan(q->table, x->plan->schema, x->session->db, sys_row, &s, x->err);
-    eng_buf_free(&s.pk_seen);
-    return rc;
-}
-
 /* token() restrictions next to = / IN on the key keep the keys inside the range (TokenFilter). */
 static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q, int *empty)
 {
@@ -2157,9 +2078,12 @@ int cql_exec_select(cql_exec *x)
         q.limit = 0;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
-    if (!empty && cql_systable_keyspace(t->ks))
-        rc = scan_systable(x, &q, &run, limit);
-    else if (!empty)
+    cql_systable_ctx sys = {x->plan->schema, x->session->db};
+    if (cql_systable_keyspace(t->ks)) {
+        q.vtable = cql_systable_fill;
+        q.vtable_ctx = &sys;
+    }
+    if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
     if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
         rc = agg_result(&run);

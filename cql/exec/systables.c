@@ -2,11 +2,12 @@
  * System tables computed from the catalog. Cassandra keeps its schema in
  * the tables of system_schema and describes the node in system.local;
  * drivers and cqlsh read them to learn the schema and the ring. cassette
- * keeps neither as data: each scan rebuilds the rows from a schema snapshot,
- * in memory, with the values Cassandra 4.1 stores (SchemaKeyspace's
+ * keeps neither as data: they are virtual tables (engine.h) whose provider,
+ * cql_systable_fill, rebuilds the rows from a schema snapshot at each read,
+ * with the values Cassandra 4.1 stores (SchemaKeyspace's
  * addTableParamsToRowBuilder, addColumnToSchemaMutation, ...; SystemKeyspace's
- * persistLocalMetadata), sorts them the way a token-ordered scan returns
- * them, and hands them out as eng_row_view objects like eng_read does.
+ * persistLocalMetadata). The engine reads them like any table: token order,
+ * clustering order, slices, limits, DISTINCT and paging are its own.
  *
  * The descriptors come from the column definitions of SchemaKeyspace and
  * SystemKeyspace (4.1), parsed once from the spec strings below and kept
@@ -29,9 +30,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/store/keycodec.h"
-#include "engine/store/row.h"
-#include "engine/value/token.h"
 
 /* ------------------------------------------------------------------------ */
 /* What a single node reports                                                */
@@ -239,25 +237,18 @@ typedef struct kv {
 
 #define MAX_PAIRS 32 /* sub-options of one table option we look at */
 
-typedef struct sys_row {
-    const eng_table *t;
-    int64_t token;
-    eng_val key;        /* serialized partition key: what the token hashes */
-    eng_val *pk, *ck;   /* never NULL (a view's NULL ck would mean "decode lazily") */
-    eng_row row;
-} sys_row;
-
 typedef struct scan {
     const eng_table *t;
     const eng_schema *s;
     eng_db *db;
-    eng_arena arena;      /* every value, string and array of the rows */
-    sys_row *rows;
-    uint32_t n_rows, cap_rows;
-    int cur;              /* index of the row being built; -1 between rows */
-    uint32_t cap_cells;   /* cells a row may hold: one per column plus set elements */
-    int64_t ts;           /* write timestamp of the cells being added */
+    eng_vsink *sink;      /* where finished rows go */
+    eng_err *err;
+    eng_arena arena;      /* every value and string of the scan (a few MiB at most) */
+    eng_val *values;      /* the row being built: one per column (t->cols order) */
+    int in_row;           /* between row_begin and row_end */
+    int64_t ts;           /* write timestamp of the row being built */
     eng_buf tmp;          /* serializes one value at a time */
+    int rc;               /* the sink's first failure: the scan stops there */
     int failed;           /* an allocation failed: the scan reports ENG_E_NOMEM */
     const char *bug;      /* a row that does not fit its table: reported as a server error */
 } scan;
@@ -294,59 +285,17 @@ static const char *arena_cat(scan *sc, const char *a, const char *b)
     return p;
 }
 
-static sys_row *current(scan *sc) { return sc->cur >= 0 ? &sc->rows[sc->cur] : NULL; }
-
 static void row_begin(scan *sc)
 {
-    sc->cur = -1;
-    if (sc->n_rows == sc->cap_rows) {
-        uint32_t cap = sc->cap_rows ? 2 * sc->cap_rows : 64;
-        sys_row *rows = eng_realloc(sc->rows, sizeof *rows * cap);
-        if (!rows) {
-            sc->failed = 1;
-            return;
-        }
-        sc->rows = rows;
-        sc->cap_rows = cap;
-    }
-    const eng_table *t = sc->t;
-    sys_row *r = &sc->rows[sc->n_rows];
-    memset(r, 0, sizeof *r);
-    r->t = t;
-    r->pk = arena_alloc(sc, sizeof *r->pk * t->n_pk);
-    r->ck = arena_alloc(sc, sizeof *r->ck * (t->n_ck ? t->n_ck : 1));
-    eng_row_init(&r->row);
-    r->row.cells = arena_alloc(sc, sizeof *r->row.cells * sc->cap_cells);
-    if (!r->pk || !r->ck || !r->row.cells)
-        return;
-    for (uint16_t i = 0; i < t->n_pk; i++)
-        r->pk[i] = (eng_val){NULL, ENG_NULL};
-    for (uint16_t i = 0; i < t->n_ck; i++)
-        r->ck[i] = (eng_val){NULL, ENG_NULL};
-    r->row.marker = (eng_liveness){sc->ts, 0, ENG_LDT_LIVE};
-    sc->cur = (int)sc->n_rows;
-}
-
-static void add_cell(scan *sc, sys_row *r, uint32_t col, eng_val path, eng_val value)
-{
-    if (r->row.n_cells == sc->cap_cells) {
-        sc->bug = "more cells than a row holds";
-        return;
-    }
-    eng_cell *c = &r->row.cells[r->row.n_cells++];
-    memset(c, 0, sizeof *c);
-    c->col = col;
-    c->ts_us = sc->ts;
-    c->ldt_s = ENG_LDT_LIVE;
-    c->path = path;
-    c->value = value;
+    for (uint32_t i = 0; i < sc->t->n_cols; i++)
+        sc->values[i] = (eng_val){NULL, ENG_NULL};
+    sc->in_row = 1;
 }
 
 /* Sets column `col` of the current row to the native bytes p[0..len). */
 static void put_raw(scan *sc, const char *col, const void *p, size_t len)
 {
-    sys_row *r = current(sc);
-    if (!r)
+    if (!sc->in_row)
         return;
     int i = eng_table_column_index(sc->t, col);
     if (i < 0) {
@@ -358,14 +307,7 @@ static void put_raw(scan *sc, const char *col, const void *p, size_t len)
         return;
     if (len)
         memcpy(v, p, len);
-    const eng_column *c = &sc->t->cols[i];
-    eng_val val = {v, (int32_t)len};
-    if (c->kind == ENG_COL_PARTITION)
-        r->pk[c->position] = val;
-    else if (c->kind == ENG_COL_CLUSTERING)
-        r->ck[c->position] = val;
-    else
-        add_cell(sc, r, c->id, (eng_val){NULL, ENG_NULL}, val);
+    sc->values[i] = (eng_val){v, (int32_t)len};
 }
 
 /* Text; NULL leaves the column null. */
@@ -432,7 +374,7 @@ static void put_map(scan *sc, const char *col, kv *items, uint32_t n)
     put_tmp(sc, col);
 }
 
-/* A frozen list<text>, or a frozen set<text> when the caller passes the strings sorted. */
+/* A list<text>, or a set<text> when the caller passes the strings sorted. */
 static void put_strings(scan *sc, const char *col, const char *const *v, uint32_t n)
 {
     eng_buf_reset(&sc->tmp);
@@ -440,42 +382,6 @@ static void put_strings(scan *sc, const char *col, const char *const *v, uint32_
     for (uint32_t i = 0; i < n; i++)
         eng_buf_put_bytes(&sc->tmp, (const uint8_t *)v[i], (int32_t)strlen(v[i]));
     put_tmp(sc, col);
-}
-
-/*
- * A non-frozen set<text>: one cell per element, as the engine stores them
- * (path = the element's key encoding, empty value), so eng_view_column
- * assembles it and it reads like any stored set. v must be sorted.
- */
-static void put_set_cells(scan *sc, const char *col, const char *const *v, uint32_t n)
-{
-    sys_row *r = current(sc);
-    if (!r)
-        return;
-    int i = eng_table_column_index(sc->t, col);
-    if (i < 0) {
-        sc->bug = col;
-        return;
-    }
-    const eng_column *c = &sc->t->cols[i];
-    for (uint32_t k = 0; k < n; k++) {
-        eng_buf_reset(&sc->tmp);
-        int rc = eng_key_put(&sc->tmp, c->type->sub[0], (const uint8_t *)v[k], strlen(v[k]), 0,
-                             NULL);
-        if (rc == ENG_E_NOMEM || sc->tmp.oom) {
-            sc->failed = 1;
-            return;
-        }
-        if (rc) {
-            sc->bug = col;
-            return;
-        }
-        uint8_t *path = arena_alloc(sc, sc->tmp.len);
-        if (!path)
-            return;
-        memcpy(path, sc->tmp.p, sc->tmp.len);
-        add_cell(sc, r, c->id, (eng_val){path, (int32_t)sc->tmp.len}, (eng_val){path, 0});
-    }
 }
 
 /* The type's text as system_schema stores it (a string in the arena). */
@@ -492,35 +398,20 @@ static const char *type_text(scan *sc, const eng_type *t)
     return arena_strn(sc, (const char *)sc->tmp.p, sc->tmp.len);
 }
 
-static int cell_order(const void *a, const void *b) { return eng_cell_position_cmp(a, b); }
-
-/* Completes the row: its partition key bytes and token, cells in (column, path) order. */
+/* Completes the row and hands it to the engine; the scan stops at the first failure. */
 static void row_end(scan *sc)
 {
-    sys_row *r = current(sc);
-    sc->cur = -1;
-    if (!r)
+    if (!sc->in_row)
         return;
+    sc->in_row = 0;
     const eng_table *t = sc->t;
-    for (uint16_t i = 0; i < t->n_pk + t->n_ck; i++) {
-        if ((i < t->n_pk ? r->pk[i] : r->ck[i - t->n_pk]).len < 0) {
+    for (uint16_t i = 0; i < t->n_pk + t->n_ck; i++)
+        if (sc->values[i].len < 0) {
             sc->bug = t->cols[i].name;
             return;
         }
-    }
-    eng_buf_reset(&sc->tmp);
-    eng_partition_key_compose(&sc->tmp, r->pk, t->n_pk);
-    uint8_t *key = sc->tmp.oom ? NULL : arena_alloc(sc, sc->tmp.len);
-    if (!key) {
-        sc->failed = 1;
-        return;
-    }
-    memcpy(key, sc->tmp.p, sc->tmp.len);
-    r->key = (eng_val){key, (int32_t)sc->tmp.len};
-    r->token = eng_token(key, sc->tmp.len);
-    if (r->row.n_cells > 1)
-        qsort(r->row.cells, r->row.n_cells, sizeof *r->row.cells, cell_order);
-    sc->n_rows++;
+    if (!sc->failed && !sc->bug && !sc->rc)
+        sc->rc = eng_vsink_row(sc->sink, sc->values, sc->ts, sc->err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1095,7 +986,7 @@ static void local_rows(scan *sc)
     put_raw(sc, "rpc_address", LOOPBACK, 4);
     put_int(sc, "rpc_port", NATIVE_PORT);
     put_raw(sc, "schema_version", schema, 16);
-    put_set_cells(sc, "tokens", tokens, NUM_TOKENS);
+    put_strings(sc, "tokens", tokens, NUM_TOKENS); /* non-frozen: the engine keeps one cell each */
     /* truncated_at stays null: truncations keep no commit log positions here */
     row_end(sc);
 }
@@ -1415,66 +1306,12 @@ const eng_table *cql_systable(const char *ks, const char *name)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Scans                                                                     */
+/* The provider                                                              */
 /* ------------------------------------------------------------------------ */
 
-static int bytes_cmp(eng_val a, eng_val b)
+int cql_systable_fill(void *ctx, const eng_table *t, eng_vsink *sink, eng_err *err)
 {
-    int c = memcmp(a.p, b.p, (size_t)ENG_MIN(a.len, b.len));
-    return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
-/* Cassandra's scan order: token, then partition key bytes, then clustering order. */
-static int row_order(const void *a, const void *b)
-{
-    const sys_row *x = a, *y = b;
-    if (x->token != y->token)
-        return x->token < y->token ? -1 : 1;
-    int c = bytes_cmp(x->key, y->key);
-    const eng_table *t = x->t;
-    for (uint16_t i = 0; !c && i < t->n_ck; i++) {
-        const eng_column *col = &t->cols[t->n_pk + i];
-        c = eng_type_compare(col->type, x->ck[i].p, (size_t)x->ck[i].len, y->ck[i].p,
-                             (size_t)y->ck[i].len);
-        c = col->desc ? -c : c;
-    }
-    return c;
-}
-
-static int emit_rows(scan *sc, eng_row_cb cb, void *ctx, eng_err *err)
-{
-    static const eng_deletion no_deletion = {ENG_TS_NONE, 0};
-    eng_arena views;
-    eng_arena_init(&views, 1024);
-    int64_t now_s = sc->db ? eng_clock_now_s(eng_db_clock(sc->db)) : 0;
-    int rc = 0;
-    for (uint32_t i = 0; cb && i < sc->n_rows; i++) {
-        const sys_row *r = &sc->rows[i];
-        eng_row_view v;
-        memset(&v, 0, sizeof v);
-        v.table = sc->t;
-        v.pk = r->pk;
-        v.ck = r->ck;
-        v.row = &r->row;
-        v.covering = v.static_covering = &no_deletion;
-        v.now_s = now_s;
-        v.arena = &views;
-        int c = cb(ctx, &v);
-        eng_arena_reset(&views);
-        if (c < 0) {
-            rc = eng_errorf(err, -c, "read aborted by its consumer");
-            break;
-        }
-        if (c == 1)
-            break;
-    }
-    eng_arena_free(&views);
-    return rc;
-}
-
-int cql_systable_scan(const eng_table *t, const eng_schema *s, eng_db *db, eng_row_cb cb,
-                      void *ctx, eng_err *err)
-{
+    const cql_systable_ctx *c = ctx;
     const sys_registry *reg = t ? registry() : NULL;
     size_t i = 0;
     while (reg && i < N_SPECS && t != &reg->tables[i])
@@ -1484,25 +1321,23 @@ int cql_systable_scan(const eng_table *t, const eng_schema *s, eng_db *db, eng_r
     scan sc;
     memset(&sc, 0, sizeof sc);
     sc.t = t;
-    sc.s = s;
-    sc.db = db;
-    sc.cur = -1;
-    sc.cap_cells = t->n_cols + NUM_TOKENS;
-    eng_arena_init(&sc.arena, 16384);
-    if (SPECS[i].rows)
+    sc.s = c->schema;
+    sc.db = c->db;
+    sc.sink = sink;
+    sc.err = err;
+    sc.values = eng_malloc(sizeof *sc.values * t->n_cols);
+    eng_arena_init(&sc.arena, 4096);
+    if (!sc.values)
+        sc.failed = 1;
+    else if (SPECS[i].rows)
         SPECS[i].rows(&sc);
-    int rc = 0;
-    if (sc.failed)
+    int rc = sc.rc;
+    if (!rc && sc.failed)
         rc = eng_errorf(err, ENG_E_NOMEM, "out of memory reading %s.%s", t->ks, t->name);
-    else if (sc.bug)
+    else if (!rc && sc.bug)
         rc = eng_errorf(err, ENG_E_SERVER, "system table %s.%s: cannot build a row (%s)", t->ks,
                         t->name, sc.bug);
-    if (!rc) {
-        if (sc.n_rows > 1)
-            qsort(sc.rows, sc.n_rows, sizeof *sc.rows, row_order);
-        rc = emit_rows(&sc, cb, ctx, err);
-    }
-    eng_free(sc.rows);
+    eng_free(sc.values);
     eng_buf_free(&sc.tmp);
     eng_arena_free(&sc.arena);
     return rc;

@@ -9,9 +9,9 @@
  *
  * The descriptors are built once per process and never freed; they carry
  * Cassandra's column definitions (SchemaKeyspace, SystemKeyspace of 4.1)
- * and table ids (TableId.forSystemTable). Rows are handed out as
- * eng_row_view objects exactly like eng_read's, so the SELECT machinery
- * reads them with eng_view_column.
+ * and table ids (TableId.forSystemTable). They are virtual tables
+ * (engine.h): eng_read reads them through cql_systable_fill with every rule
+ * a stored table follows, so SELECT has one way of reading rows.
  *
  * Threads: every function may be called from any thread.
  */
@@ -25,7 +25,7 @@
  * tables, columns, dropped_columns, types; system.local), or NULL. The
  * descriptor lives for the whole process; its columns are in SELECT * order
  * (partition key, clustering, then static and regular columns sorted by
- * name, as engine/catalog.h describes). Column ids are 0..n_cols-1 (the
+ * name, as engine/schema.h describes). Column ids are 0..n_cols-1 (the
  * index in cols), and the by_name / by_id indexes are filled, so
  * eng_table_column_index and eng_table_column_by_id work on it. Also serves
  * the empty system_schema.triggers, views, indexes, functions, aggregates
@@ -43,22 +43,23 @@ const eng_table *cql_systable(const char *ks, const char *name);
  */
 int cql_systable_keyspace(const char *ks);
 
+/* What the provider describes: the snapshot (NULL: only the system keyspaces) and the database
+   (may be NULL) whose clock and directory system.local reports. */
+typedef struct cql_systable_ctx {
+    const eng_schema *schema;
+    eng_db *db;
+} cql_systable_ctx;
+
 /*
- * Calls cb once per row of t, built from the snapshot, in Cassandra's
- * order: partitions by token of their partition key (eng_token of the
- * composed key bytes), rows by clustering order. Views are valid during the
- * callback only. cb returning 1 stops, < 0 aborts with that (negated) error
- * code.
- *
- * t must come from cql_systable (else ENG_E_INVALID). s is the snapshot
- * described (NULL: only the system keyspaces); keyspaces, tables and types
- * the snapshot holds under a system keyspace name are left out. db (may be
- * NULL) gives the clock for the views' now_s and the directory from which
- * system.local's host_id is derived. Cells carry write timestamp 0 (the
- * catalog keeps no change times), except dropped_columns rows, written at
- * their drop time. Returns 0, ENG_E_NOMEM, or the callback's error.
+ * The provider of the system tables (an eng_vtable_fill, ctx a
+ * cql_systable_ctx): hands every row of t to the engine, built from the
+ * snapshot; eng_read then reads them with its usual order, slices, limits
+ * and paging. t must come from cql_systable (else ENG_E_INVALID).
+ * Keyspaces, tables and types the snapshot holds under a system keyspace
+ * name are left out. Rows carry write timestamp 0 (the catalog keeps no
+ * change times), except dropped_columns rows, written at their drop time.
+ * Returns 0, ENG_E_NOMEM, ENG_E_SERVER, or the engine's error.
  */
-int cql_systable_scan(const eng_table *t, const eng_schema *s, eng_db *db, eng_row_cb cb,
-                      void *ctx, eng_err *err);
+int cql_systable_fill(void *ctx, const eng_table *t, eng_vsink *sink, eng_err *err);
 
 #endif

@@ -18,6 +18,7 @@
  * number of rows already returned from its partition, for PER PARTITION
  * LIMIT); a resumed read continues strictly after it.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -53,6 +54,8 @@ typedef struct reader {
     MDB_txn *txn;
     MDB_cursor *cur;
     MDB_dbi cur_dbi;       /* the pooled cursor's sub-database */
+    const eng_vrows *vrows;/* a virtual table's rows, walked instead of the cursor (or NULL) */
+    size_t vpos;           /* the position in vrows (vrows->n: none) */
     const eng_table *t;
     const eng_query *q;
     eng_row_cb cb;
@@ -342,6 +345,64 @@ static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key
 
 /* ---- cursor walks ---- */
 
+/* The first of vrows' keys >= k (vrows->n if none). */
+static size_t vrows_lower_bound(const eng_vrows *v, const MDB_val *k)
+{
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const MDB_val *m = &v->pairs[2 * mid];
+        if (key_cmp(m->mv_data, m->mv_size, k->mv_data, k->mv_size) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/*
+ * mdb_cursor_get over the table's sub-database, or the same over a virtual
+ * table's sorted rows (the operations the walks below use), so that both are
+ * read by one piece of code.
+ */
+static int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+    const eng_vrows *rows = r->vrows;
+    if (!rows)
+        return mdb_cursor_get(r->cur, k, v, op);
+    size_t pos = r->vpos;
+    switch (op) {
+    case MDB_SET_RANGE:
+        pos = vrows_lower_bound(rows, k);
+        break;
+    case MDB_SET_KEY:
+        pos = vrows_lower_bound(rows, k);
+        if (pos < rows->n &&
+            key_cmp(rows->pairs[2 * pos].mv_data, rows->pairs[2 * pos].mv_size, k->mv_data,
+                    k->mv_size) != 0)
+            pos = rows->n;
+        break;
+    case MDB_NEXT:
+        pos = pos < rows->n ? pos + 1 : rows->n;
+        break;
+    case MDB_PREV:
+        pos = pos > 0 && pos <= rows->n ? pos - 1 : rows->n;
+        break;
+    case MDB_LAST:
+        pos = rows->n ? rows->n - 1 : 0;
+        break;
+    default:
+        return EINVAL;
+    }
+    r->vpos = pos;
+    if (pos >= rows->n)
+        return MDB_NOTFOUND;
+    *k = rows->pairs[2 * pos];
+    *v = rows->pairs[2 * pos + 1];
+    return 0;
+}
+
+
 /* Sets [lo, hi) in r->rg from a prefix bound pair (see storage.h / row.h prefix semantics). */
 static int range_from_prefix(reader *r, const eng_buf *lo, int lo_incl, const eng_buf *hi,
                              int hi_incl)
@@ -424,15 +485,15 @@ static int walk(reader *r)
     if (r->forward) {
         k.mv_size = g->lo.len;
         k.mv_data = g->lo.p;
-        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+        mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     } else if (g->hi_inf) {
-        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_LAST);
+        mrc = cur_get(r, &k, &v, MDB_LAST);
     } else {
         k.mv_size = g->hi.len;
         k.mv_data = g->hi.p;
-        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
-        mrc = mrc == MDB_NOTFOUND ? mdb_cursor_get(r->cur, &k, &v, MDB_LAST)
-                                  : (mrc ? mrc : mdb_cursor_get(r->cur, &k, &v, MDB_PREV));
+        mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
+        mrc = mrc == MDB_NOTFOUND ? cur_get(r, &k, &v, MDB_LAST)
+                                  : (mrc ? mrc : cur_get(r, &k, &v, MDB_PREV));
     }
     int stop = 0;
     while (mrc == 0 && !r->done && !stop) {
@@ -443,7 +504,7 @@ static int walk(reader *r)
         if (rc)
             return rc;
         if (!r->done && !stop)
-            mrc = mdb_cursor_get(r->cur, &k, &v, step);
+            mrc = cur_get(r, &k, &v, step);
     }
     if (mrc && mrc != MDB_NOTFOUND)
         return eng_lmdb_err(r->err, mrc, "read rows");
@@ -474,11 +535,11 @@ static int load_partition(reader *r)
     if (r->tmp.oom)
         return nomem(r);
     MDB_val k = {r->tmp.len, r->tmp.p}, v;
-    int rc = 0, mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    int rc = 0, mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
         rc = eng_pheader_decode(v.mv_data, v.mv_size, &r->header, &r->header_arena, r->err);
         if (!rc)
-            mrc = mdb_cursor_get(r->cur, &k, &v, MDB_NEXT);
+            mrc = cur_get(r, &k, &v, MDB_NEXT);
     }
     if (!rc && mrc == 0 && r->t->has_static && is_partition_key(r, &k, ENG_KIND_STATIC)) {
         eng_arena_reset(&r->static_arena);
@@ -522,7 +583,7 @@ static int any_live_row(reader *r, int *live)
     if (set_unbounded(r) < 0)
         return nomem(r);
     MDB_val k = {r->rg.lo.len, r->rg.lo.p}, v;
-    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    int mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     while (mrc == 0 && key_cmp(k.mv_data, k.mv_size, r->rg.hi.p, r->rg.hi.len) < 0) {
         eng_arena_reset(&r->row_arena);
         eng_row row;
@@ -536,7 +597,7 @@ static int any_live_row(reader *r, int *live)
             *live = 1;
             return 0;
         }
-        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_NEXT);
+        mrc = cur_get(r, &k, &v, MDB_NEXT);
     }
     return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "read rows") : 0;
 }
@@ -569,7 +630,7 @@ static int read_point(reader *r)
     if (r->lo.len > ENG_MAX_KEY)
         return 0; /* such a key cannot have been stored */
     MDB_val k = {r->lo.len, r->lo.p}, v;
-    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_KEY);
+    int mrc = cur_get(r, &k, &v, MDB_SET_KEY);
     if (mrc == MDB_NOTFOUND)
         return 0;
     if (mrc)
@@ -681,7 +742,7 @@ static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint
         k.mv_data = start;
     }
     int first = 1;
-    int mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+    int mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     while (mrc == 0 && !r->done) {
         const uint8_t *p = k.mv_data, *end = p + k.mv_size;
         int64_t token;
@@ -714,7 +775,7 @@ static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint
             return nomem(r);
         k.mv_size = r->tmp.len;
         k.mv_data = r->tmp.p;
-        mrc = mdb_cursor_get(r->cur, &k, &v, MDB_SET_RANGE);
+        mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     }
     return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "scan partitions") : 0;
 }
@@ -825,6 +886,37 @@ static int save_resume(reader *r)
     return b->oom ? nomem(r) : 0;
 }
 
+/* The scan itself, on whatever cur_get walks. */
+static int scan(reader *r)
+{
+    const uint8_t *resume;
+    size_t resume_len;
+    uint32_t count;
+    int rc = parse_resume(r->q, &resume, &resume_len, &count, r->err);
+    if (!rc)
+        rc = r->q->n_keys ? scan_keys(r, resume, resume_len, count)
+                          : scan_tokens(r, resume, resume_len, count);
+    if (!rc && r->info->has_more)
+        rc = save_resume(r);
+    return rc;
+}
+
+/* A virtual table: its provider's rows, built for this read, walked like stored ones. */
+static int read_virtual(reader *r)
+{
+    eng_vrows rows;
+    int rc = eng_vrows_build(r->db, r->q, &rows, r->err);
+    if (!rc) {
+        r->t = r->q->table;
+        r->vrows = &rows;
+        r->vpos = rows.n;
+        rc = scan(r);
+        r->vrows = NULL;
+    }
+    eng_vrows_free(&rows);
+    return rc;
+}
+
 static int read_once(reader *r, int *restart)
 {
     eng_schema *cur = NULL;
@@ -841,9 +933,6 @@ static int read_once(reader *r, int *restart)
     const eng_table *t = NULL;
     if (!rc)
         rc = eng_resolve_table(cur, r->q->table, &t, r->err);
-    /* CREATE TABLE refuses more; a table from elsewhere is refused, never overrun. */
-    if (!rc && (r->q->table->n_pk > ENG_MAX_KEY_COLUMNS || r->q->table->n_ck > ENG_MAX_KEY_COLUMNS))
-        rc = eng_errorf(r->err, ENG_E_INVALID, "too many key columns");
     if (!rc)
         rc = open_cursor(r, t->dbi);
     if (rc)
@@ -852,15 +941,7 @@ static int read_once(reader *r, int *restart)
        by its table's indexes, and another process may have altered the table since (a cell
        of a column the caller does not know is skipped, as a dropped column's is). */
     r->t = r->q->table;
-    const uint8_t *resume;
-    size_t resume_len;
-    uint32_t count;
-    rc = parse_resume(r->q, &resume, &resume_len, &count, r->err);
-    if (!rc)
-        rc = r->q->n_keys ? scan_keys(r, resume, resume_len, count)
-                          : scan_tokens(r, resume, resume_len, count);
-    if (!rc && r->info->has_more)
-        rc = save_resume(r);
+    rc = scan(r);
 out:
     eng_read_end(r->db, r->txn);
     r->txn = NULL;
@@ -905,10 +986,16 @@ int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_
     if (!r)
         return eng_errorf(err, ENG_E_NOMEM, "out of memory in a read");
     reader_start(r, db, q, cb, ctx, info, err);
-    int rc, restart;
-    do {
-        rc = read_once(r, &restart);
-    } while (!rc && restart);
+    int rc, restart = 0;
+    if (q->table->n_pk > ENG_MAX_KEY_COLUMNS || q->table->n_ck > ENG_MAX_KEY_COLUMNS)
+        /* CREATE TABLE refuses more; a table from elsewhere is refused, never overrun. */
+        rc = eng_errorf(err, ENG_E_INVALID, "too many key columns");
+    else if (q->vtable)
+        rc = read_virtual(r);
+    else
+        do {
+            rc = read_once(r, &restart);
+        } while (!rc && restart);
     info->rows = r->returned;
     reader_put(db, r);
     if (info == &local)

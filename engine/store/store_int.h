@@ -140,6 +140,27 @@ int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err);
  * Applies mutations inside txn (write.c). ts is the server timestamp for
  * mutations without their own; cas = 1 stamps deletions at ts - 1 (facts §5.5).
  */
+/*
+ * The storage key and row value an INSERT of rm into an empty partition of t would store at
+ * ts_us, appended to key and val (write.c, for virtual tables). No transaction.
+ */
+int eng_write_encode_row(eng_db *db, const eng_table *t, const eng_val *pk, const eng_row_mut *rm,
+                         int64_t ts_us, eng_buf *key, eng_buf *val, eng_err *err);
+
+/*
+ * A virtual table's rows in storage form, sorted by key (virtual.c): what a read walks instead
+ * of the table's sub-database. Row i's key is pairs[2i], its value pairs[2i + 1], both pointing
+ * into `data`.
+ */
+typedef struct eng_vrows {
+    size_t n;
+    MDB_val *pairs;
+    eng_buf data;
+} eng_vrows;
+/* Runs q->vtable's provider and builds its rows (free with eng_vrows_free, also on failure). */
+int eng_vrows_build(eng_db *db, const eng_query *q, eng_vrows *out, eng_err *err);
+void eng_vrows_free(eng_vrows *rows);
+
 int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_mutation *muts,
                      uint32_t n, int64_t ts, int cas, eng_err *err);
 

@@ -482,7 +482,9 @@ static void fold_cdels(writer *w)
         }
 }
 
-static int write_row(writer *w, const eng_row_mut *rm)
+/* Starts a row: resets the per-row state and builds its storage key in w->key (the clustering
+   part starts at *ck_off). */
+static int row_key(writer *w, const eng_row_mut *rm, size_t *ck_off)
 {
     eng_arena_reset(&w->arena);
     w->n_cells = 0;
@@ -490,7 +492,7 @@ static int write_row(writer *w, const eng_row_mut *rm)
     eng_buf_reset(&w->key);
     eng_buf_put(&w->key, w->prefix.p, w->prefix.len);
     eng_buf_put_u8(&w->key, rm->ck ? ENG_KIND_ROW : ENG_KIND_STATIC);
-    size_t ck_off = w->key.len;
+    *ck_off = w->key.len;
     int rc = 0;
     if (rm->ck)
         rc = eng_storage_clustering(&w->key, w->t, rm->ck, w->t->n_ck, w->err);
@@ -502,23 +504,13 @@ static int write_row(writer *w, const eng_row_mut *rm)
         return rc;
     if (!rm->ck && rm->insert_marker)
         return eng_errorf(w->err, ENG_E_INVALID, "a static row takes no row marker");
+    return 0;
+}
 
-    MDB_val k = {w->key.len, w->key.p}, v;
-    eng_row old;
-    eng_row_init(&old);
-    int found = 0;
-    rc = mdb_get(w->txn, w->dbi, &k, &v);
-    if (rc == 0) {
-        found = 1;
-        rc = eng_row_decode(v.mv_data, v.mv_size, &old, &w->arena, w->err);
-    } else if (rc == MDB_NOTFOUND) {
-        rc = 0;
-    } else {
-        rc = eng_lmdb_err(w->err, rc, "read row");
-    }
-    if (rc)
-        return rc;
-
+/* The row rm writes over `old` (the stored row, empty when there is none), merged into *out. */
+static int merge_update(writer *w, const eng_row_mut *rm, const eng_row *old, size_t ck_off,
+                        eng_row *out)
+{
     eng_row upd;
     eng_row_init(&upd);
     if (rm->insert_marker) {
@@ -537,8 +529,9 @@ static int write_row(writer *w, const eng_row_mut *rm)
     }
     const uint8_t *ck_key = w->key.p + ck_off;
     size_t ck_len = w->key.len - ck_off;
+    int rc = 0;
     for (uint32_t i = 0; i < rm->n_ops && !rc; i++)
-        rc = apply_op(w, &rm->ops[i], &old, ck_key, ck_len, lists);
+        rc = apply_op(w, &rm->ops[i], old, ck_key, ck_len, lists);
     if (rc)
         return rc;
     fold_cells(w);
@@ -547,9 +540,30 @@ static int write_row(writer *w, const eng_row_mut *rm)
     upd.n_cells = w->n_cells;
     upd.cdels = w->cdels;
     upd.n_cdels = w->n_cdels;
+    return eng_row_merge(old, &upd, out, &w->arena, w->err);
+}
 
+static int write_row(writer *w, const eng_row_mut *rm)
+{
+    size_t ck_off;
+    int rc = row_key(w, rm, &ck_off);
+    if (rc)
+        return rc;
+    MDB_val k = {w->key.len, w->key.p}, v;
+    eng_row old;
+    eng_row_init(&old);
+    int found = 0;
+    rc = mdb_get(w->txn, w->dbi, &k, &v);
+    if (rc == 0) {
+        found = 1;
+        rc = eng_row_decode(v.mv_data, v.mv_size, &old, &w->arena, w->err);
+    } else if (rc == MDB_NOTFOUND) {
+        rc = 0;
+    } else {
+        rc = eng_lmdb_err(w->err, rc, "read row");
+    }
     eng_row merged;
-    if ((rc = eng_row_merge(&old, &upd, &merged, &w->arena, w->err)))
+    if (rc || (rc = merge_update(w, rm, &old, ck_off, &merged)))
         return rc;
     k.mv_size = w->key.len;
     k.mv_data = w->key.p;
@@ -682,6 +696,41 @@ int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_
         rc = eng_resolve_table(cur, muts[i].table, &t, err);
         if (!rc)
             rc = write_mutation(&w, t, &muts[i], ts, cas);
+    }
+    writer_free(&w);
+    return rc;
+}
+
+/*
+ * The storage key and value of one row as an INSERT of `rm` into an empty
+ * partition of t at ts_us would store it (virtual tables, virtual.c). Nothing
+ * is read or written: no transaction.
+ */
+int eng_write_encode_row(eng_db *db, const eng_table *t, const eng_val *pk, const eng_row_mut *rm,
+                         int64_t ts_us, eng_buf *key, eng_buf *val, eng_err *err)
+{
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.db = db;
+    w.t = t;
+    w.ts = w.del_ts = ts_us;
+    w.now_s = eng_clock_now_s(&db->clock);
+    w.err = err;
+    eng_arena_init(&w.arena, 1024);
+    eng_arena_init(&w.header_arena, 256);
+    int rc = eng_storage_partition(&w.prefix, t, pk, NULL, err);
+    size_t ck_off;
+    eng_row old, row;
+    eng_row_init(&old);
+    if (!rc)
+        rc = row_key(&w, rm, &ck_off);
+    if (!rc)
+        rc = merge_update(&w, rm, &old, ck_off, &row);
+    if (!rc) {
+        eng_buf_put(key, w.key.p, w.key.len);
+        eng_row_encode(&row, val);
+        if (key->oom || val->oom)
+            rc = nomem(&w);
     }
     writer_free(&w);
     return rc;

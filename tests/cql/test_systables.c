@@ -44,7 +44,7 @@ static int collect(void *ctx, const eng_row_view *v)
         return -g->fail_code;
     ASSERT(g->n < MAX_ROWS);
     ASSERT(v->table == g->t);
-    ASSERT(v->ck != NULL && v->row != NULL && v->static_row == NULL);
+    ASSERT(v->row != NULL && v->static_row == NULL); /* clustering rows, no statics */
     ASSERT(g->t->n_cols <= MAX_COLS);
     got_row *r = &g->rows[g->n++];
     eng_buf key = ENG_BUF_INIT;
@@ -70,6 +70,37 @@ static int collect(void *ctx, const eng_row_view *v)
             memcpy(r->raw[i], val.p, (size_t)val.len);
     }
     return g->stop_after && g->n >= g->stop_after ? 1 : 0;
+}
+
+/*
+ * Every row of system table t described from snapshot s, read the way SELECT reads them: through
+ * eng_read on the virtual table. db NULL: the provider sees no database (system.local without a
+ * directory) and a scratch in-memory database does the reading.
+ */
+static int systable_scan(const eng_table *t, const eng_schema *s, eng_db *db, eng_row_cb cb,
+                         void *ctx, eng_err *err)
+{
+    cql_systable_ctx sys = {s, db};
+    if (!t)
+        return cql_systable_fill(&sys, NULL, NULL, err);
+    eng_db *reader = db;
+    if (!reader) {
+        int rc = eng_db_open_temp(NULL, &reader, err);
+        if (rc)
+            return rc;
+    }
+    eng_query q;
+    memset(&q, 0, sizeof q);
+    q.table = t;
+    q.token_lo = ENG_TOKEN_MIN;
+    q.token_hi = ENG_TOKEN_MAX;
+    q.token_lo_incl = q.token_hi_incl = 1;
+    q.vtable = cql_systable_fill;
+    q.vtable_ctx = &sys;
+    int rc = eng_read(reader, &q, cb, ctx, NULL, err);
+    if (reader != db)
+        eng_db_close(reader);
+    return rc;
 }
 
 static void got_free(got *g)
@@ -100,7 +131,7 @@ static got *scan(eng_db *db, const char *ks, const char *name)
     eng_err_clear(&err);
     eng_schema *s;
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
-    int rc = cql_systable_scan(g->t, s, db, collect, g, &err);
+    int rc = systable_scan(g->t, s, db, collect, g, &err);
     eng_schema_unref(s);
     ASSERT_OK_ERR(rc, &err);
     return g;
@@ -472,7 +503,7 @@ TEST(keyspaces_without_schema_or_database)
     got *g = got_new("system_schema", "keyspaces");
     eng_err err;
     eng_err_clear(&err);
-    ASSERT_OK_ERR(cql_systable_scan(g->t, NULL, NULL, collect, g, &err), &err);
+    ASSERT_OK_ERR(systable_scan(g->t, NULL, NULL, collect, g, &err), &err);
     ASSERT_EQ(g->n, 5);
     ASSERT(find(g, "keyspace_name", "system_views", NULL, NULL) < 0); /* virtual: not listed */
     got_free(g);
@@ -868,25 +899,25 @@ TEST(callback_stops_and_aborts)
     ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
     got *g = got_new("system_schema", "columns");
     g->stop_after = 3;
-    ASSERT_OK_ERR(cql_systable_scan(g->t, s, db, collect, g, &err), &err);
+    ASSERT_OK_ERR(systable_scan(g->t, s, db, collect, g, &err), &err);
     ASSERT_EQ(g->n, 3);
     got_free(g);
 
     g = got_new("system_schema", "columns");
     g->fail_code = ENG_E_INVALID;
-    ASSERT_EQ(cql_systable_scan(g->t, s, db, collect, g, &err), ENG_E_INVALID);
+    ASSERT_EQ(systable_scan(g->t, s, db, collect, g, &err), ENG_E_INVALID);
     ASSERT_EQ(err.code, ENG_E_INVALID);
     ASSERT_EQ(g->n, 0);
     got_free(g);
 
     eng_err_clear(&err);
-    ASSERT_OK_ERR(cql_systable_scan(cql_systable("system", "local"), s, db, NULL, NULL, &err),
+    ASSERT_OK_ERR(systable_scan(cql_systable("system", "local"), s, db, NULL, NULL, &err),
                   &err);
     /* a table that is not one of these */
-    ASSERT_EQ(cql_systable_scan(eng_schema_table(s, "ks", "events"), s, db, NULL, NULL, &err),
+    ASSERT_EQ(systable_scan(eng_schema_table(s, "ks", "events"), s, db, NULL, NULL, &err),
               ENG_E_INVALID);
     eng_err_clear(&err);
-    ASSERT_EQ(cql_systable_scan(NULL, s, db, NULL, NULL, &err), ENG_E_INVALID);
+    ASSERT_EQ(systable_scan(NULL, s, db, NULL, NULL, &err), ENG_E_INVALID);
     eng_schema_unref(s);
     eng_db_close(db);
 }
@@ -923,13 +954,13 @@ TEST(out_of_memory_is_reported)
         t = cql_systable(names[i][0], names[i][1]);
         int expect = 0;
         eng_err_clear(&err);
-        ASSERT_OK_ERR(cql_systable_scan(t, s, db, count_rows, &expect, &err), &err);
+        ASSERT_OK_ERR(systable_scan(t, s, db, count_rows, &expect, &err), &err);
         for (long n = 0;; n++) {
             ASSERT(n < 100000);
             int rows = 0;
             eng_err_clear(&err);
             eng_alloc_fail_after(n);
-            int rc = cql_systable_scan(t, s, db, count_rows, &rows, &err);
+            int rc = systable_scan(t, s, db, count_rows, &rows, &err);
             eng_alloc_fail_after(-1);
             if (rc == 0) {
                 ASSERT_EQ(rows, expect);
