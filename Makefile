@@ -35,7 +35,7 @@ LDLIBS   += $(PKG_LIBS) -lpthread -lm
 LDFLAGS  += $(LDSAN)
 
 ENGINE_SRC = $(sort $(wildcard engine/value/*.c engine/store/*.c))
-CQL_SRC    = $(sort $(wildcard cql/lang/*.c cql/exec/*.c cql/driver/*.c))
+CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/driver/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 # The shell is a program of its own, not part of libcassette.

@@ -16,25 +16,18 @@
 #ifndef CQL_H
 #define CQL_H
 
+#include "cql/result.h"
 #include "engine/engine.h"
 
 typedef struct cql_session cql_session;
 typedef struct cql_prepared cql_prepared;
 
-/* Column metadata of a result or of a bind marker (facts §2.6 for marker names). */
-typedef struct cql_column_spec {
-    const char *ks;
-    const char *table;
-    const char *name;
-    const eng_type *type;
-} cql_column_spec;
-
 /* ---- sessions ---- */
 
 /*
- * A session on a database: its current keyspace (USE) and its view of the
- * prepared-statement cache. Ownership: free with cql_session_free; the
- * database must outlive it.
+ * A session on a database: its current keyspace (USE) and the database's
+ * statement cache. Ownership: free with cql_session_free; the database must
+ * outlive it.
  */
 int cql_session_new(eng_db *db, cql_session **out, eng_err *err);
 void cql_session_free(cql_session *s);
@@ -46,13 +39,32 @@ eng_db *cql_session_db(const cql_session *s);
 
 /*
  * Prepares one statement (a trailing ';' is allowed). Prepared statements
- * are cached per database, keyed by an XXH3 hash of the keyspace and the
- * query text: preparing the same text again returns the cached one.
+ * are cached per database (prepared.c: bounded, least recently used first
+ * out), keyed by an XXH3 hash of the keyspace and the query text: preparing
+ * the same text again returns the cached one. A statement belongs to no
+ * database: executed on any session, it is analyzed against that session's
+ * schema.
  * Ownership: the caller holds one reference (cql_prepared_unref).
  * Errors: ENG_E_SYNTAX, ENG_E_INVALID (unknown keyspace/table/column, type
  * mismatch of a literal, restriction rules), ...
  */
 int cql_prepare(cql_session *s, const char *query, size_t len, cql_prepared **out, eng_err *err);
+/* The same for a simple statement (QUERY): cached in a small class of its own, so a stream of
+   distinct texts never grows memory, while a repeated text is parsed once. */
+int cql_prepare_simple(cql_session *s, const char *query, size_t len, cql_prepared **out,
+                       eng_err *err);
+/*
+ * The statement cached in s's database under id (EXECUTE by id). Ownership: one reference.
+ * Errors: ENG_E_UNPREPARED with Cassandra's text when it is not there (never prepared here, or
+ * evicted since): the client prepares it again.
+ */
+int cql_prepared_lookup(cql_session *s, const uint8_t *id, size_t len, cql_prepared **out,
+                        eng_err *err);
+/*
+ * The PREPARED result of p analyzed against s's schema: its id, bind markers, result columns and
+ * routing indexes, valid until cql_result_free whatever happens to p (what a PREPARE answers).
+ */
+int cql_prepared_describe(cql_session *s, cql_prepared *p, cql_result **out, eng_err *err);
 cql_prepared *cql_prepared_ref(cql_prepared *p);
 void cql_prepared_unref(cql_prepared *p);
 
@@ -85,6 +97,8 @@ int cql_prepared_is_write(const cql_prepared *p);
 typedef struct cql_exec_options {
     const eng_val *values;      /* bound values, native serialization; len ENG_NULL / ENG_UNSET */
     uint32_t n_values;
+    const char *const *names;   /* values given by name (n_values names, NUL-terminated, matched
+                                   exactly to the markers' names), or NULL: in marker order */
     int32_t page_size;          /* rows per page; <= 0: no paging */
     const uint8_t *paging_state;/* from a previous result of the same statement, or NULL */
     size_t paging_state_len;
@@ -104,45 +118,20 @@ typedef struct cql_exec_options {
 /* Defaults: no values, no paging, server timestamp, consistency ONE, serial SERIAL. */
 void cql_exec_options_init(cql_exec_options *o);
 
-enum cql_result_kind {
-    CQL_RESULT_VOID = 1,
-    CQL_RESULT_ROWS = 2,
-    CQL_RESULT_SET_KEYSPACE = 3,
-    CQL_RESULT_SCHEMA_CHANGE = 5,
-};
-
-typedef struct cql_result {
-    int kind;                   /* enum cql_result_kind */
-    uint32_t n_cols;
-    cql_column_spec *cols;      /* ROWS: column metadata ([applied] first for LWT) */
-    uint32_t n_rows;
-    eng_val *cells;             /* ROWS: n_rows * n_cols values, row-major, into `data` */
-    int has_more;               /* another page follows */
-    eng_buf paging_state;       /* when has_more: pass back in cql_exec_options */
-    const char *keyspace;       /* SET_KEYSPACE: the keyspace; SCHEMA_CHANGE: its keyspace */
-    const char *change;         /* SCHEMA_CHANGE: "CREATED", "UPDATED", "DROPPED" */
-    const char *target;         /* SCHEMA_CHANGE: "KEYSPACE", "TABLE", "TYPE" */
-    const char *object;         /* SCHEMA_CHANGE: table or type name ("" for a keyspace) */
-    int pending;                /* a plain write queued with on_durable: its outcome comes
-                                   through on_durable, not this result */
-    const char *warnings[4];    /* server warnings Cassandra would send (static strings) */
-    uint32_t n_warnings;
-    eng_buf data;               /* cell bytes */
-    eng_arena arena;            /* everything else */
-    struct cql_plan *plan;      /* private: the analysis the column metadata points into, held
-                                   until cql_result_free (the statement may be re-analyzed) */
-} cql_result;
-
 /*
  * Executes a prepared statement with bound values. The number of values
  * must match the markers ("there were %d markers(?) in CQL but %d bound
- * variables"). Ownership: *out (may be NULL for no result wanted) is freed
- * with cql_result_free.
+ * variables"); values given by name must reach every marker ("Invalid
+ * amount of bind variables"). A statement not in s's cache (evicted, or
+ * prepared on another database) is put back, as re-preparing it would.
+ * Ownership: *out (may be NULL for no result wanted) is freed with
+ * cql_result_free.
  */
 int cql_execute(cql_session *s, cql_prepared *p, const cql_exec_options *o, cql_result **out,
                 eng_err *err);
 
-/* Prepares and executes a statement without bind markers' values (QUERY). */
+/* Prepares (cql_prepare_simple) and executes a statement (QUERY): its count check reads
+   "Invalid amount of bind variables". */
 int cql_query(cql_session *s, const char *query, size_t len, const cql_exec_options *o,
               cql_result **out, eng_err *err);
 
@@ -156,6 +145,18 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
                       const cql_exec_options *options, uint32_t n, int64_t timestamp,
                       cql_result **out, eng_err *err);
 
-void cql_result_free(cql_result *r);
+
+/* ---- the statement cache ---- */
+
+/* Sets the bytes the prepared class of db's cache holds at most (0: the default, 10 MiB, or
+   CASSETTE_PREPARED_CACHE_MB); evicts at once when over. 0 or ENG_E_NOMEM. */
+int cql_cache_set_capacity(eng_db *db, size_t bytes);
+
+typedef struct cql_cache_info {
+    size_t prepared, prepared_bytes, prepared_capacity; /* statements prepared explicitly */
+    size_t simple, simple_bytes, simple_capacity;       /* simple statements */
+    uint64_t evictions;
+} cql_cache_info;
+void cql_cache_stats(eng_db *db, cql_cache_info *out);
 
 #endif

@@ -64,6 +64,15 @@ int eng_db_open_temp(const eng_db_options *opts, eng_db **out, eng_err *err);
 void eng_db_close(eng_db *db);
 const char *eng_db_path(const eng_db *db);
 
+/*
+ * One slot of per-database state for the layer above (the executor's
+ * statement cache), as SQLite's client data: the first call makes it with
+ * create(db) (NULL: not made, asked again next time); the last close of the
+ * database frees it with release. Later calls return the same pointer, and
+ * ignore create and release. Threads: any.
+ */
+void *eng_db_client_data(eng_db *db, void *(*create)(eng_db *db), void (*release)(void *));
+
 /* The database's clock (real by default; tests switch it to virtual time). */
 eng_clock *eng_db_clock(eng_db *db);
 /* Time UUID generator of this database (for now(), list cell paths, ids). */

@@ -26,7 +26,7 @@ allowed() {
     engine/engine.h) echo "$value|engine/schema\.h" ;;
     engine/store/*) echo "$engine|engine/store/[a-z_]+\.h" ;;
     cql/errors.h) echo "cassandra\.h|$value" ;;
-    cql/result.h) echo "$value" ;;
+    cql/result.[ch]) echo "$value|cql/result\.h" ;;
     cql/cql.h) echo "$engine|cql/result\.h" ;;
     cql/lang/*) echo "$value|cql/lang/[a-z_]+\.h" ;;
     cql/exec/*) echo "$engine|cql/cql\.h|cql/result\.h|cql/errors\.h|cql/lang/[a-z_]+\.h|cql/exec/[a-z_]+\.h" ;;

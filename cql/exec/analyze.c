@@ -258,3 +258,33 @@ int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, c
     bind_ctx c = {a, ks, table};
     return cql_term_bind_types(term, type, receiver, record_marker, &c, a->err);
 }
+
+/* ---- the plan's memory ---- */
+
+const eng_type *cql_plan_keep_type(cql_plan *p, eng_type *t)
+{
+    if (!t)
+        return NULL;
+    if (p->n_owned == p->cap_owned) {
+        uint32_t cap = p->cap_owned ? p->cap_owned * 2 : 8;
+        eng_type **o = eng_realloc(p->owned, cap * sizeof *o);
+        if (!o) {
+            eng_type_free(t);
+            return NULL;
+        }
+        p->owned = o;
+        p->cap_owned = cap;
+    }
+    p->owned[p->n_owned++] = t;
+    return t;
+}
+
+char *cql_plan_strdup(cql_plan *p, const char *s)
+{
+    if (!s)
+        return NULL;
+    return eng_arena_memdup(&p->arena, s, strlen(s) + 1);
+}
+
+static const eng_type boolean_type = {.kind = ENG_BOOLEAN};
+const eng_type *cql_boolean_type(void) { return &boolean_type; }

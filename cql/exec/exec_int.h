@@ -1,7 +1,6 @@
 /*
- * Private to the CQL executor (session.c, analyze.c, stmt_*.c, restrict.c,
- * func.c): prepared statements, their analysis, and the helpers the
- * statement kinds share.
+ * Private to the CQL executor (cql/exec/): sessions, prepared statements,
+ * their analysis and cache, and the helpers the statement kinds share.
  *
  * A prepared statement keeps its syntax tree (in its own arena) and an
  * analysis made against one schema snapshot: resolved table, typed bind
@@ -19,9 +18,12 @@
 #include "cql/lang/ast.h"
 #include "cql/cql.h"
 
+typedef struct cql_cache cql_cache; /* prepared.c */
+
 struct cql_session {
     eng_db *db;
-    char *keyspace; /* current keyspace (USE), or NULL */
+    cql_cache *cache; /* the database's statement cache */
+    char *keyspace;   /* current keyspace (USE), or NULL */
 };
 
 /* The analysis of a statement against one schema snapshot. */
@@ -44,17 +46,26 @@ typedef struct cql_plan {
     eng_arena arena;         /* everything above */
 } cql_plan;
 
+/*
+ * A parsed statement. It belongs to no database: executed on a session, it is
+ * analyzed against that session's schema (the plan is remade whenever the
+ * snapshot differs), so a statement outlives any database it was cached in.
+ */
 struct cql_prepared {
     _Atomic int refs;
     uint8_t id[16];
     char *query;
     char *keyspace;          /* the session keyspace at prepare time (NULL if none) */
-    eng_db *db;
     cql_stmt *stmt;
     eng_arena arena;         /* the syntax tree */
     pthread_mutex_t lock;
     cql_plan *plan;          /* current analysis (under lock) */
-    struct cql_prepared *next; /* cache chain */
+    /* The statement cache (prepared.c), under its lock except where said: */
+    _Atomic(cql_cache *) cache;  /* the cache holding it, or NULL (read without the lock) */
+    _Atomic int used;            /* executed since the eviction sweep last passed it */
+    int cls;                     /* which of the cache's lists: prepared or simple */
+    size_t weight;               /* bytes it is counted for */
+    struct cql_prepared *lru_prev, *lru_next, *hash_next;
 };
 
 /* Everything one execution needs. */
@@ -129,6 +140,9 @@ typedef struct cql_fn {
  * Cassandra's errors for an unknown function or a wrong argument.
  */
 int cql_fn_find(const char *name, int n_args, int arg_kind, cql_fn *out, eng_err *err);
+/* The function a call names (system keyspace or none), its argument kind resolved from the
+   argument term as Cassandra picks an overload: 1 and *out, or 0 when there is none. */
+int cql_fn_resolve_call(const cql_term *fn, cql_fn *out);
 /* Appends f(arg) (arg NULL for no argument); *state as in literal.h. */
 int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out, int *state);
 /* The scalar type descriptor of a kind (static), or NULL. */
@@ -140,6 +154,18 @@ int cql_cast_value(const eng_type *from, eng_val v, int to, eng_buf *out, eng_er
 
 /* ---- statements ---- */
 
+/* How one statement kind is analyzed and executed; the table is prepared.c's. */
+typedef struct cql_stmt_ops {
+    int (*analyze)(cql_analysis *a);
+    int (*exec)(cql_exec *x);
+} cql_stmt_ops;
+const cql_stmt_ops *cql_stmt_ops_of(const cql_stmt *s);
+
+/* The statement cache (prepared.c): the session's database's, attached at cql_session_new;
+   cql_cache_touch marks p executed on s, putting it back in s's cache when it is not there. */
+int cql_cache_attach(cql_session *s, eng_err *err);
+void cql_cache_touch(cql_session *s, cql_prepared *p);
+
 int cql_analyze_schema_stmt(cql_analysis *a);
 int cql_exec_schema_stmt(cql_exec *x);
 int cql_analyze_modification(cql_analysis *a);
@@ -149,19 +175,14 @@ int cql_exec_batch_stmt(cql_exec *x);
 int cql_analyze_select(cql_analysis *a);
 int cql_exec_select(cql_exec *x);
 
-/* The prepared statement's plan for the current schema (referenced; cql_plan_release). */
-int cql_plan_for(cql_prepared *p, cql_plan **out, eng_err *err);
+/* The prepared statement's plan for db's current schema (referenced; cql_plan_release). */
+int cql_plan_for(cql_prepared *p, eng_db *db, cql_plan **out, eng_err *err);
 void cql_plan_release(cql_plan *p);
+/* Makes r hold a reference to p until cql_result_free (its column specs point into p). */
+void cql_result_hold_plan(cql_result *r, cql_plan *p);
 
 /* ---- results ---- */
 
-cql_result *cql_result_new(int kind);
-/* Declares the result columns (copied into the result's arena). */
-int cql_result_set_columns(cql_result *r, const cql_column_spec *cols, uint32_t n);
-/* Appends a row of n_cols values (copied). */
-int cql_result_add_row(cql_result *r, const eng_val *vals);
-/* Turns the rows appended so far into cell views (once, when the result is complete). */
-int cql_result_finish(cql_result *r);
 /* The boolean type, for [applied]. */
 const eng_type *cql_boolean_type(void);
 

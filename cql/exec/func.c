@@ -308,107 +308,13 @@ static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg,
     }
 }
 
-/* fromJson(text) takes the type of what it is assigned to (FromJsonFct). */
-static int call_from_json(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
-                          int *state)
+int cql_fn_resolve_call(const cql_term *fn, cql_fn *out)
 {
-    if (fn->n_items != 1)
-        return eng_errorf(x->err, ENG_E_INVALID,
-                          "fromJson() requires exactly 1 argument, but %d were provided",
-                          fn->n_items);
-    if (!want)
-        return eng_errorf(x->err, ENG_E_INVALID,
-                          "fromJson() cannot be used in the selection clause of a SELECT statement");
-    eng_buf json = ENG_BUF_INIT;
-    int st;
-    int rc = cql_eval_term(x, fn->items[0], scalar(ENG_TEXT), "fromjson", &json, &st);
-    if (!rc && st != CQL_VALUE)
-        *state = CQL_VALUE_NULL;
-    else if (!rc)
-        rc = cql_json_from_json(want, (const char *)json.p, json.len, out, state, x->err);
-    eng_buf_free(&json);
-    return rc;
-}
-
-static int call_function(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
-                         int *state)
-{
-    if (!fn->ks || !strcmp(fn->ks, "system")) {
-        if (!strcasecmp(fn->name, "fromjson"))
-            return call_from_json(x, fn, want, out, state);
-        if (!strcasecmp(fn->name, "tojson"))
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "toJson() may only be used within the selection clause of SELECT "
-                              "statements");
-    }
     fn_def f;
     if (!lookup(fn, &f))
-        return eng_errorf(x->err, ENG_E_INVALID, "Unknown function %s%s%s", fn->ks ? fn->ks : "",
-                          fn->ks ? "." : "", fn->name);
-    if (fn->n_items != f.n_args)
-        return eng_errorf(x->err, ENG_E_INVALID,
-                          "Invalid number of arguments in call to function system.%s: %d "
-                          "required but %d provided",
-                          f.name, f.n_args, fn->n_items);
-    const eng_type *ret = scalar(f.ret_kind);
-    if (want && want->kind != ret->kind &&
-        !(want->kind == ENG_TEXT && ret->kind == ENG_ASCII) &&
-        !(want->kind == ENG_BLOB && f.id == FN_AS_BLOB)) {
-        eng_buf w = ENG_BUF_INIT, r = ENG_BUF_INIT;
-        eng_type_to_cql(want, &w);
-        eng_type_to_cql(ret, &r);
-        int rc = eng_errorf(x->err, ENG_E_INVALID,
-                            "Type error: cannot assign result of function system.%s (type %s) to "
-                            "value (type %s)",
-                            f.name, eng_buf_cstr(&r) ? (char *)r.p : "?",
-                            eng_buf_cstr(&w) ? (char *)w.p : "?");
-        eng_buf_free(&w);
-        eng_buf_free(&r);
-        return rc;
-    }
-    eng_buf arg = ENG_BUF_INIT;
-    int arg_kind = 0, rc = 0;
-    if (f.n_args) {
-        arg_kind = overload_arg(&f, fn->items[0]);
-        int st;
-        rc = cql_eval_term(x, fn->items[0], scalar(arg_kind), f.name, &arg, &st);
-        if (!rc && st != CQL_VALUE) {
-            *state = CQL_VALUE_NULL;
-            eng_buf_free(&arg);
-            return 0;
-        }
-    }
-    if (!rc)
-        rc = apply(x, &f, arg_kind, &arg, out, state);
-    eng_buf_free(&arg);
-    if (!rc && out->oom)
-        rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    return rc;
-}
-
-/* The env->call of literal.h: function calls and type hints inside terms. */
-int cql_call_function(void *ctx, const cql_term *term, const eng_type *want, eng_buf *out,
-                      int *state, eng_err *err);
-
-int cql_call_function(void *ctx, const cql_term *term, const eng_type *want, eng_buf *out,
-                      int *state, eng_err *err)
-{
-    cql_exec *x = ctx;
-    (void)err; /* x->err is the same carrier */
-    if (term->kind == CQL_T_FUNCTION)
-        return call_function(x, term, want, out, state);
-    if (term->kind == CQL_T_HINT) {
-        const char *n = term->type ? term->type->name : "";
-        int kind = eng_kind_from_name(n, strlen(n));
-        const eng_type *t = scalar(kind);
-        if (!t || (want && want->kind != kind))
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid type hint (%s) for this value", n);
-        eng_buf tmp = ENG_BUF_INIT;
-        int rc = cql_eval_term(x, term->items[0], t, "value", &tmp, state);
-        if (!rc)
-            eng_buf_put(out, tmp.p, tmp.len);
-        eng_buf_free(&tmp);
-        return rc;
-    }
-    return eng_errorf(x->err, ENG_E_INVALID, "CAST is only supported in selections");
+        return 0;
+    if (f.n_args && fn->n_items == f.n_args)
+        f.arg_kind = overload_arg(&f, fn->items[0]);
+    *out = f;
+    return 1;
 }

@@ -1971,7 +1971,7 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
                             stmts[i]->stmt->n_binds, options[i].n_values);
             break;
         }
-        if ((rc = cql_plan_for(stmts[i], &plans[i], err)))
+        if ((rc = cql_plan_for(stmts[i], s->db, &plans[i], err)))
             break;
         members[i] = plans[i]->detail;
         conditional |= is_conditional(members[i]);
@@ -2029,7 +2029,7 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
             rc = apply_plain(&x, &options[0], n && one_schema ? plans[0]->schema : NULL, &muts);
     }
     if (x.result && plans && n) {
-        x.result->plan = plans[0]; /* the [applied] columns point into its table */
+        cql_result_hold_plan(x.result, plans[0]); /* the [applied] columns point into it */
         plans[0] = NULL;
     }
     for (uint32_t i = 0; plans && i < n; i++)

@@ -1959,7 +1959,7 @@ static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const 
         return eng_errorf(x->err, ENG_E_PROTOCOL, "%s", PAGING_STATE_MSG);
     /* Well formed but another statement's: Cassandra would resume at a meaningless position;
        refused instead, as an invalid request with the same text. */
-    if (memcmp(o->paging_state + 4, cql_prepared_id(x->prepared), 16) != 0)
+    if (memcmp(o->paging_state + 4, x->prepared->id, 16) != 0)
         return eng_errorf(x->err, ENG_E_INVALID, "%s", PAGING_STATE_MSG);
     uint32_t left = eng_be32(o->paging_state);
     if (limit && left && left < limit)
@@ -2097,7 +2097,7 @@ int cql_exec_select(cql_exec *x)
         if (!remaining || left > 0) {
             res->has_more = 1;
             eng_buf_put_be32(&res->paging_state, left);
-            eng_buf_put(&res->paging_state, cql_prepared_id(x->prepared), 16);
+            eng_buf_put(&res->paging_state, x->prepared->id, 16);
             eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
             if (!res->paging_state.oom) {
                 uint64_t check = XXH3_64bits(res->paging_state.p, res->paging_state.len);

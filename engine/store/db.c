@@ -84,6 +84,8 @@ static void remove_dir(const char *path)
 static void destroy(eng_db *db)
 {
     eng_committer_stop(db); /* completes what is queued, while the environment is open */
+    if (db->client_destroy)
+        db->client_destroy(db->client_data);
     if (db->env) {
         eng_read_pool_free(db); /* their cursors go before the transactions */
         for (int i = 0; i < db->n_pool; i++)
@@ -97,6 +99,7 @@ static void destroy(eng_db *db)
     pthread_rwlock_destroy(&db->resize_lock);
     pthread_mutex_destroy(&db->schema_lock);
     pthread_mutex_destroy(&db->pool_lock);
+    pthread_mutex_destroy(&db->client_lock);
     eng_free(db->path);
     eng_free(db);
 }
@@ -189,6 +192,7 @@ static int open_path(const char *path, int temporary, const eng_db_options *opts
     pthread_rwlockattr_destroy(&ra);
     pthread_mutex_init(&db->schema_lock, NULL);
     pthread_mutex_init(&db->pool_lock, NULL);
+    pthread_mutex_init(&db->client_lock, NULL);
     db->refs = 1;
     db->pid = getpid();
     db->dev = st.st_dev;
@@ -250,6 +254,18 @@ void eng_db_close(eng_db *db)
     }
     pthread_mutex_unlock(&registry_lock);
     destroy(db);
+}
+
+void *eng_db_client_data(eng_db *db, void *(*create)(eng_db *db), void (*release)(void *))
+{
+    pthread_mutex_lock(&db->client_lock);
+    if (!db->client_data && create) {
+        db->client_data = create(db);
+        db->client_destroy = db->client_data ? release : NULL;
+    }
+    void *data = db->client_data;
+    pthread_mutex_unlock(&db->client_lock);
+    return data;
 }
 
 const char *eng_db_path(const eng_db *db) { return db->path; }

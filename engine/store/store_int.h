@@ -49,6 +49,9 @@ struct eng_db {
     uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
     uint64_t checked_version;
     eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
+    pthread_mutex_t client_lock;  /* guards the client data slot */
+    void *client_data;            /* the layer above's per-database state (eng_db_client_data) */
+    void (*client_destroy)(void *);
 };
 
 /* Maps an LMDB return code to an engine error with a message naming `what` (lmdb_err.c). */

@@ -238,6 +238,14 @@ struct eng_arena_block {
     _Alignas(16) uint8_t data[];
 };
 
+size_t eng_arena_size(const eng_arena *a)
+{
+    size_t n = 0;
+    for (const eng_arena_block *b = a->head; b; b = b->next)
+        n += sizeof *b + b->size;
+    return n;
+}
+
 void eng_arena_init(eng_arena *a, size_t block_size)
 {
     a->head = NULL;

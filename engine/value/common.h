@@ -197,6 +197,8 @@ void *eng_arena_alloc(eng_arena *a, size_t n);  /* 16-byte aligned; NULL on OOM 
 void *eng_arena_memdup(eng_arena *a, const void *p, size_t n);
 void eng_arena_reset(eng_arena *a);             /* frees all but keeps one block */
 void eng_arena_free(eng_arena *a);
+/* Bytes the arena holds from the allocator (its blocks, headers included). */
+size_t eng_arena_size(const eng_arena *a);
 
 /*
  * A value in native-protocol serialization, borrowed. len >= 0: that many
