@@ -47,7 +47,10 @@ int eng_text_from_string(const eng_type *type, const char *s, size_t len, eng_bu
  * text as it is. A timestamp is written as CAST writes it (toCQLLiteral:
  * "yyyy-MM-dd'T'HH:mm:ss.SSSX" in UTC; toString's own "yyyy-MM-dd HH:mmXX"
  * in the JVM's zone drops the seconds). An empty value is "" (toString of
- * null). The inverse of eng_text_from_string for every scalar type.
+ * null). eng_text_from_string reads the text back to the same bytes, bar
+ * what Java's forms do not keep: the era of a timestamp before year 1, the
+ * 16-byte form of an IPv4-mapped address, a NaN's payload, the zero
+ * duration (Duration.toString gives "").
  * @return 0, ENG_E_INVALID for a value that does not validate (the
  *         MarshalException text) or a collection, tuple or UDT (Cassandra
  *         casts none of them to text), ENG_E_NOMEM.
