@@ -211,35 +211,12 @@ static inline void cql_drv_enc_decimal(cql_drv_val *v, cql_drv_decimal x)
     cql_drv_tail(v, x.varint, x.len);
 }
 
-/* Unsigned vint (facts §2.4): the leading 1-bits of the first byte count the extra bytes. */
-static inline size_t cql_drv_put_uvint(uint8_t *p, uint64_t x)
-{
-    size_t size = (size_t)(9 - (__builtin_clzll(x | 1) - 1) / 7);
-    size_t extra = size - 1;
-    if (extra == 8) {
-        p[0] = 0xFF;
-        for (int i = 0; i < 8; i++)
-            p[1 + i] = (uint8_t)(x >> (56 - 8 * i));
-        return 9;
-    }
-    for (size_t i = extra; i >= 1; i--, x >>= 8)
-        p[i] = (uint8_t)x;
-    p[0] = (uint8_t)(~(0xFFu >> extra) | x);
-    return size;
-}
-
-static inline size_t cql_drv_put_vint(uint8_t *p, int64_t x)
-{
-    uint64_t zigzag = (uint64_t)x << 1 ^ (x < 0 ? UINT64_MAX : 0);
-    return cql_drv_put_uvint(p, zigzag);
-}
-
 /* duration: vint months, vint days, vint nanoseconds (facts §2.4). */
 static inline void cql_drv_enc_duration(cql_drv_val *v, cql_drv_duration x)
 {
-    size_t n = cql_drv_put_vint(v->head, x.months);
-    n += cql_drv_put_vint(v->head + n, x.days);
-    n += cql_drv_put_vint(v->head + n, x.nanos);
+    size_t n = eng_put_vint(v->head, x.months);
+    n += eng_put_vint(v->head + n, x.days);
+    n += eng_put_vint(v->head + n, x.nanos);
     v->head_len = n;
 }
 

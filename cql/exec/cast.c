@@ -2,12 +2,11 @@
  * CAST(x AS type) in selections, with Cassandra's conversions (CastFcts):
  * numbers convert into each other as Java narrowing and widening do (a
  * float cast to int truncates towards zero), anything castable to text
- * becomes its Java string (3 -> "3", 3.0 -> "3.0", a timestamp ->
- * "2015-05-21T11:03:02.000Z"), timestamps, dates and time UUIDs convert
- * into one another by their instant.
+ * becomes its serializer's text, eng_text_to_string (3 -> "3", 3.0 ->
+ * "3.0", a timestamp -> "2015-05-21T11:03:02.000Z"), timestamps, dates and
+ * time UUIDs convert into one another by their instant.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,17 +56,15 @@ static double to_double(int kind, const uint8_t *p, size_t len)
         memcpy(&d, &u, 8);
         return d;
     }
-    case ENG_DECIMAL: {
-        int32_t scale = (int32_t)eng_be32(p);
-        eng_buf digits = ENG_BUF_INIT;
-        eng_text_varint(p + 4, len - 4, &digits);
-        double v = eng_buf_cstr(&digits) ? strtod((char *)digits.p, NULL) : 0;
-        eng_buf_free(&digits);
-        return v * pow(10, -scale);
-    }
+    case ENG_DECIMAL:
     case ENG_VARINT: {
+        /* BigDecimal / BigInteger.doubleValue: the correctly rounded double of the number, as
+           Double.parseDouble of its toString gives it (and strtod does) */
         eng_buf digits = ENG_BUF_INIT;
-        eng_text_varint(p, len, &digits);
+        if (kind == ENG_DECIMAL)
+            eng_text_decimal(p, len, &digits);
+        else
+            eng_text_varint(p, len, &digits);
         double v = eng_buf_cstr(&digits) ? strtod((char *)digits.p, NULL) : 0;
         eng_buf_free(&digits);
         return v;
@@ -108,19 +105,6 @@ static void put_int(eng_buf *out, int64_t n, int width)
 {
     for (int b = width - 1; b >= 0; b--)
         eng_buf_put_u8(out, (uint8_t)((uint64_t)n >> (8 * b)));
-}
-
-/* A decimal of a double: BigDecimal.valueOf(d) (its Double.toString digits). */
-static void put_decimal_of_double(eng_buf *out, double d)
-{
-    eng_buf s = ENG_BUF_INIT;
-    eng_text_java_double(d, &s);
-    static const eng_type dec = {.kind = ENG_DECIMAL};
-    eng_err err;
-    eng_err_clear(&err);
-    if (eng_buf_cstr(&s))
-        eng_text_from_string(&dec, (char *)s.p, s.len, out, &err);
-    eng_buf_free(&s);
 }
 
 static void put_varint(eng_buf *out, int64_t n)
@@ -164,7 +148,7 @@ static int number_to_number(int from, const uint8_t *p, size_t len, int to, eng_
     }
     case ENG_DECIMAL:
         if (from == ENG_FLOAT || from == ENG_DOUBLE) {
-            put_decimal_of_double(out, to_double(from, p, len));
+            eng_text_decimal_of_double(to_double(from, p, len), out);
         } else if (from == ENG_VARINT) {
             eng_buf_put_be32(out, 0);
             eng_buf_put(out, p, len);
@@ -183,44 +167,6 @@ static int number_to_number(int from, const uint8_t *p, size_t len, int to, eng_
     return -1;
 }
 
-static void put_iso_instant(eng_buf *out, int64_t ms)
-{
-    int64_t days = ms / 86400000 - (ms % 86400000 < 0);
-    int64_t rem = ms - days * 86400000;
-    int64_t y;
-    int m, d;
-    eng_civil_from_days(days, &y, &m, &d);
-    eng_buf_printf(out, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", (long long)y, m, d,
-                   (int)(rem / 3600000), (int)(rem / 60000 % 60), (int)(rem / 1000 % 60),
-                   (int)(rem % 1000));
-}
-
-static int to_text(const eng_type *from, const uint8_t *p, size_t len, eng_buf *out)
-{
-    int k = from->kind;
-    if (k == ENG_FLOAT) {
-        eng_text_java_float((float)to_double(k, p, len), out);
-        return 0;
-    }
-    if (k == ENG_DOUBLE) {
-        eng_text_java_double(to_double(k, p, len), out);
-        return 0;
-    }
-    if (k == ENG_TIMESTAMP) {
-        put_iso_instant(out, (int64_t)eng_be64(p));
-        return 0;
-    }
-    if (k == ENG_BOOLEAN) {
-        eng_buf_put_str(out, p[0] ? "true" : "false");
-        return 0;
-    }
-    if (k == ENG_DURATION)
-        return eng_text_duration(p, len, out);
-    /* The rest read as cqlsh shows them: numbers, dates, times, uuids, inets, text. */
-    eng_type_render(from, p, len, 0, out);
-    return 0;
-}
-
 /* Appends the value cast to `to`; v must be a non-null, non-empty value of `from`. */
 int cql_cast_value(const eng_type *from, eng_val v, int to, eng_buf *out, eng_err *err)
 {
@@ -234,8 +180,8 @@ int cql_cast_value(const eng_type *from, eng_val v, int to, eng_buf *out, eng_er
     if (is_number(k) && is_number(to))
         return number_to_number(k, p, len, to, out) ? eng_errorf(err, ENG_E_INVALID, "bad cast")
                                                      : 0;
-    if (is_text(to))
-        return to_text(from, p, len, out);
+    if (is_text(to)) /* CastAsTextFunction: the serializer's text (toCQLLiteral) */
+        return eng_text_to_string(from, p, len, out, err);
     int64_t ms;
     if (k == ENG_TIMESTAMP)
         ms = (int64_t)eng_be64(p);

@@ -1,6 +1,8 @@
 /*
  * JSON in CQL (json.h): values to JSON text as Cassandra's toJSONString
- * writes them, and JSON text to values as fromJSONObject reads them.
+ * writes them, and JSON text to values as fromJSONObject reads them. The
+ * text of a scalar either way is engine/value/text's (toString, fromString):
+ * this file adds only JSON's quoting, escaping and structure.
  *
  * Reading happens in two steps, like Cassandra's: the text is parsed into
  * the object model Jackson would build (null, Boolean, Integer / Long /
@@ -11,13 +13,11 @@
  */
 #include "cql/exec/json.h"
 
-#include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #define MAX_DEPTH 500
 
@@ -82,166 +82,6 @@ static void put_quoted(const uint8_t *p, size_t len, eng_buf *out)
     eng_buf_put_u8(out, '"');
     put_escaped(p, len, out);
     eng_buf_put_u8(out, '"');
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-/* Julian-calendar date of a day since the epoch (java.util.GregorianCalendar before 1582-10-15). */
-static void julian_from_days(int64_t days, int64_t *y, int *m, int *d)
-{
-    int64_t jdn = days + 2440588, cycles = 0;
-    if (jdn < 0) { /* the formula wants a non-negative day number: move by whole 4-year cycles */
-        cycles = -jdn / 1461 + 1;
-        jdn += cycles * 1461;
-    }
-    int64_t c = jdn + 32082, dd = (4 * c + 3) / 1461, e = c - 1461 * dd / 4, mm = (5 * e + 2) / 153;
-    *d = (int)(e - (153 * mm + 2) / 5 + 1);
-    *m = (int)(mm + 3 - 12 * (mm / 10));
-    *y = dd - 4800 + mm / 10 - 4 * cycles;
-}
-
-/*
- * TimestampType: SimpleDateFormat "yyyy-MM-dd HH:mm:ss.SSSX" in UTC, so the
- * hybrid Julian/Gregorian calendar and the year of the era (no sign).
- */
-static void put_timestamp(int64_t ms, eng_buf *out)
-{
-    int64_t days = floor_div(ms, 86400000), tod = ms - days * 86400000, y;
-    int m, d;
-    if (days >= eng_days_from_civil(1582, 10, 15))
-        eng_civil_from_days(days, &y, &m, &d);
-    else
-        julian_from_days(days, &y, &m, &d);
-    eng_buf_printf(out, "\"%04lld-%02d-%02d %02d:%02d:%02d.%03dZ\"", (long long)(y > 0 ? y : 1 - y),
-                   m, d, (int)(tod / 3600000), (int)(tod / 60000 % 60), (int)(tod / 1000 % 60),
-                   (int)(tod % 1000));
-}
-
-/* SimpleDateSerializer.toString: ISO_LOCAL_DATE, '+' beyond 4 year digits. */
-static void put_date(uint32_t raw, eng_buf *out)
-{
-    int64_t y;
-    int m, d;
-    eng_civil_from_days((int64_t)raw - 2147483648LL, &y, &m, &d);
-    const char *sign = y > 9999 ? "+" : y < 0 ? "-" : "";
-    eng_buf_printf(out, "\"%s%04lld-%02d-%02d\"", sign, (long long)(y < 0 ? -y : y), m, d);
-}
-
-/* TimeSerializer.leftPadZeros: a zero for each power of ten the value is below. */
-static void java_pad(int64_t v, int digits, eng_buf *out)
-{
-    int64_t p = 10;
-    for (int i = 1; i < digits; i++, p *= 10)
-        if (v < p)
-            eng_buf_put_u8(out, '0');
-    eng_buf_printf(out, "%lld", (long long)v);
-}
-
-/* TimeSerializer.toString, with Java's truncating remainders. */
-static void put_time(int64_t v, eng_buf *out)
-{
-    int64_t parts[6];
-    static const int64_t div[6] = {1000, 1000, 1000, 60, 60, 24};
-    for (int i = 0; i < 6; i++) {
-        parts[i] = v % div[i];
-        v = (v - parts[i]) / div[i];
-    }
-    eng_buf_put_u8(out, '"');
-    java_pad(parts[5], 2, out);
-    eng_buf_put_u8(out, ':');
-    java_pad(parts[4], 2, out);
-    eng_buf_put_u8(out, ':');
-    java_pad(parts[3], 2, out);
-    eng_buf_put_u8(out, '.');
-    java_pad(parts[2], 3, out);
-    java_pad(parts[1], 3, out);
-    java_pad(parts[0], 3, out);
-    eng_buf_put_u8(out, '"');
-}
-
-/* InetAddress.getHostAddress: dotted quad, or 8 unpadded hex groups (IPv4-mapped as IPv4). */
-static int put_inet(const uint8_t *p, size_t len, eng_buf *out)
-{
-    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (len == 16 && !memcmp(p, mapped, 12)) {
-        p += 12;
-        len = 4;
-    }
-    if (len == 4) {
-        eng_buf_printf(out, "\"%u.%u.%u.%u\"", p[0], p[1], p[2], p[3]);
-        return 0;
-    }
-    if (len != 16)
-        return -1;
-    eng_buf_put_u8(out, '"');
-    for (int i = 0; i < 8; i++)
-        eng_buf_printf(out, i ? ":%x" : "%x", (unsigned)(p[2 * i] << 8 | p[2 * i + 1]));
-    eng_buf_put_u8(out, '"');
-    return 0;
-}
-
-static void put_uuid(const uint8_t *p, eng_buf *out)
-{
-    eng_buf_put_u8(out, '"');
-    for (int i = 0; i < 16; i++)
-        eng_buf_printf(out, (i == 4 || i == 6 || i == 8 || i == 10) ? "-%02x" : "%02x", p[i]);
-    eng_buf_put_u8(out, '"');
-}
-
-static int64_t get_signed(const uint8_t *p, size_t len)
-{
-    uint64_t v = (p[0] & 0x80) ? UINT64_MAX : 0;
-    for (size_t i = 0; i < len; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-/* BigDecimal.toString: plain when the scale is >= 0 and the adjusted exponent >= -6. */
-static void put_decimal(const uint8_t *p, size_t len, eng_buf *out)
-{
-    int64_t scale = (int32_t)eng_be32(p);
-    eng_buf digits = ENG_BUF_INIT;
-    eng_text_varint(p + 4, len - 4, &digits);
-    if (digits.oom) {
-        out->oom = 1;
-        eng_buf_free(&digits);
-        return;
-    }
-    const char *d = (const char *)digits.p;
-    size_t nd = digits.len;
-    if (d[0] == '-') {
-        eng_buf_put_u8(out, '-');
-        d++;
-        nd--;
-    }
-    int64_t adjusted = -scale + (int64_t)nd - 1;
-    if (scale >= 0 && adjusted >= -6) {
-        int64_t point = (int64_t)nd - scale; /* digits before the point */
-        if (scale == 0) {
-            eng_buf_put(out, d, nd);
-        } else if (point > 0) {
-            eng_buf_put(out, d, (size_t)point);
-            eng_buf_put_u8(out, '.');
-            eng_buf_put(out, d + point, nd - (size_t)point);
-        } else {
-            eng_buf_put_str(out, "0.");
-            for (int64_t i = 0; i < -point; i++)
-                eng_buf_put_u8(out, '0');
-            eng_buf_put(out, d, nd);
-        }
-    } else {
-        eng_buf_put_u8(out, (uint8_t)d[0]);
-        if (nd > 1) {
-            eng_buf_put_u8(out, '.');
-            eng_buf_put(out, d + 1, nd - 1);
-        }
-        eng_buf_printf(out, "E%s%lld", adjusted >= 0 ? "+" : "", (long long)adjusted);
-    }
-    eng_buf_free(&digits);
 }
 
 static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out, int depth);
@@ -349,60 +189,57 @@ static int json_tuple(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
     return 0;
 }
 
-/* Fixed-size scalars; -1 when the length does not fit the type. */
-static int json_fixed(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out)
+/* JSON has no NaN or Infinity: Cassandra writes null for them (JsonTest). */
+static int non_finite(int kind, const uint8_t *p, size_t len)
 {
-    static const struct {
-        int kind;
-        size_t len;
-    } sizes[] = {{ENG_BOOLEAN, 1},   {ENG_TINYINT, 1}, {ENG_SMALLINT, 2}, {ENG_INT, 4},
-                 {ENG_BIGINT, 8},    {ENG_COUNTER, 8}, {ENG_FLOAT, 4},    {ENG_DOUBLE, 8},
-                 {ENG_TIMESTAMP, 8}, {ENG_DATE, 4},    {ENG_TIME, 8},     {ENG_UUID, 16},
-                 {ENG_TIMEUUID, 16}};
-    for (size_t i = 0; i < ENG_ARRAY_LEN(sizes); i++)
-        if (sizes[i].kind == t->kind && sizes[i].len != len)
-            return -1;
-    switch (t->kind) {
-    case ENG_BOOLEAN:
-        eng_buf_put_str(out, p[0] ? "true" : "false");
-        return 0;
-    case ENG_FLOAT: {
+    if (kind == ENG_FLOAT && len == 4) {
         float f;
         uint32_t bits = eng_be32(p);
         memcpy(&f, &bits, 4);
-        if (!isfinite(f)) /* JSON has no NaN or Infinity; Cassandra writes null */
-            eng_buf_put_str(out, "null");
-        else
-            eng_text_java_float(f, out);
-        return 0;
+        return !isfinite(f);
     }
-    case ENG_DOUBLE: {
-        double v;
+    if (kind == ENG_DOUBLE && len == 8) {
+        double d;
         uint64_t bits = eng_be64(p);
-        memcpy(&v, &bits, 8);
-        if (!isfinite(v))
-            eng_buf_put_str(out, "null");
-        else
-            eng_text_java_double(v, out);
+        memcpy(&d, &bits, 8);
+        return !isfinite(d);
+    }
+    return 0;
+}
+
+/*
+ * A non-empty scalar: the serializer's text (eng_text_to_string), bare for
+ * numbers and booleans, quoted for the rest; blobs as "0x..."
+ * (BytesType.toJSONString), timestamps in the JSON format
+ * (TimestampSerializer.getJsonDateFormatter: a space, not a 'T').
+ */
+static int json_scalar(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out)
+{
+    int k = t->kind;
+    if (non_finite(k, p, len)) {
+        eng_buf_put_str(out, "null");
         return 0;
     }
-    case ENG_TIMESTAMP:
-        put_timestamp((int64_t)eng_be64(p), out);
-        return 0;
-    case ENG_DATE:
-        put_date(eng_be32(p), out);
-        return 0;
-    case ENG_TIME:
-        put_time((int64_t)eng_be64(p), out);
-        return 0;
-    case ENG_UUID:
-    case ENG_TIMEUUID:
-        put_uuid(p, out);
-        return 0;
-    default: /* tinyint .. counter */
-        eng_buf_printf(out, "%lld", (long long)get_signed(p, len));
+    if (k == ENG_TIMESTAMP) {
+        if (len != 8)
+            return -1;
+        eng_buf_put_u8(out, '"');
+        eng_text_timestamp((int64_t)eng_be64(p), ' ', out);
+        eng_buf_put_u8(out, '"');
         return 0;
     }
+    int bare = k == ENG_BOOLEAN || k == ENG_TINYINT || k == ENG_SMALLINT || k == ENG_INT ||
+               k == ENG_BIGINT || k == ENG_COUNTER || k == ENG_VARINT || k == ENG_DECIMAL ||
+               k == ENG_FLOAT || k == ENG_DOUBLE;
+    eng_err err;
+    eng_err_clear(&err);
+    if (!bare)
+        eng_buf_put_str(out, k == ENG_BLOB || k == ENG_CUSTOM ? "\"0x" : "\"");
+    if (eng_text_to_string(t, p, len, out, &err))
+        return -1;
+    if (!bare)
+        eng_buf_put_u8(out, '"');
+    return 0;
 }
 
 static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out, int depth)
@@ -421,29 +258,6 @@ static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
     case ENG_TEXT:
         put_quoted(p, len, out);
         return 0;
-    case ENG_BLOB:
-    case ENG_CUSTOM:
-        eng_buf_put_str(out, "\"0x");
-        for (size_t i = 0; i < len; i++)
-            eng_buf_printf(out, "%02x", p[i]);
-        eng_buf_put_u8(out, '"');
-        return 0;
-    case ENG_VARINT:
-        eng_text_varint(p, len, out);
-        return 0;
-    case ENG_DECIMAL:
-        if (len < 4)
-            return -1;
-        put_decimal(p, len, out);
-        return 0;
-    case ENG_INET:
-        return put_inet(p, len, out);
-    case ENG_DURATION:
-        eng_buf_put_u8(out, '"');
-        if (eng_text_duration(p, len, out))
-            return -1;
-        eng_buf_put_u8(out, '"');
-        return 0;
     case ENG_LIST:
     case ENG_SET:
     case ENG_MAP:
@@ -452,7 +266,7 @@ static int json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *
     case ENG_UDT:
         return json_tuple(t, p, len, out, depth);
     default:
-        return json_fixed(t, p, len, out);
+        return json_scalar(t, p, len, out);
     }
 }
 

@@ -8,14 +8,9 @@
  */
 #include "cql/exec/literal.h"
 
-#include <arpa/inet.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 
 #define MAX_TERM_DEPTH 256
 

@@ -203,30 +203,41 @@ void eng_buf_put_bytes(eng_buf *b, const uint8_t *p, int32_t len)
         eng_buf_put(b, p, (size_t)len);
 }
 
-void eng_buf_put_uvint(eng_buf *b, uint64_t v)
+size_t eng_put_uvint(uint8_t *p, uint64_t v)
 {
     /* Number of extra bytes = leading 1-bits of the first byte (facts §2.4). */
     int magnitude = 64 - __builtin_clzll(v | 1);
     int extra = (magnitude - 1) / 7;
     if (extra > 8)
         extra = 8;
-    uint8_t x[9];
     int size = extra + 1;
     for (int i = size - 1; i >= 0; i--) {
-        x[i] = (uint8_t)v;
+        p[i] = (uint8_t)v;
         v >>= 8;
     }
     if (extra < 8)
-        x[0] |= (uint8_t)(~(0xFFu >> extra));
+        p[0] |= (uint8_t)(~(0xFFu >> extra));
     else
-        x[0] = 0xFF;
-    eng_buf_put(b, x, (size_t)size);
+        p[0] = 0xFF;
+    return (size_t)size;
+}
+
+size_t eng_put_vint(uint8_t *p, int64_t v)
+{
+    uint64_t zz = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    return eng_put_uvint(p, zz);
+}
+
+void eng_buf_put_uvint(eng_buf *b, uint64_t v)
+{
+    uint8_t x[9];
+    eng_buf_put(b, x, eng_put_uvint(x, v));
 }
 
 void eng_buf_put_vint(eng_buf *b, int64_t v)
 {
-    uint64_t zz = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    eng_buf_put_uvint(b, zz);
+    uint8_t x[9];
+    eng_buf_put(b, x, eng_put_vint(x, v));
 }
 
 /* ---- arenas ---- */

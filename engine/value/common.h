@@ -129,6 +129,11 @@ void eng_buf_put_bytes(eng_buf *b, const uint8_t *p, int32_t len);
 /* Unsigned / signed (zig-zag) vint as in native protocol v5 §1 (facts §2.4). */
 void eng_buf_put_uvint(eng_buf *b, uint64_t v);
 void eng_buf_put_vint(eng_buf *b, int64_t v);
+/* The same vints written in place, for encoders with a fixed buffer: p has room for
+   ENG_VINT_MAX bytes; returns the bytes written. */
+#define ENG_VINT_MAX 9
+size_t eng_put_uvint(uint8_t *p, uint64_t v);
+size_t eng_put_vint(uint8_t *p, int64_t v);
 
 /*
  * Readers for vints; return bytes consumed, or 0 if the input is truncated.

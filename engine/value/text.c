@@ -5,12 +5,15 @@
  * commons-lang3's parseDateStrictly reads them (with the Julian calendar
  * before 1582-10-15, as java.util.GregorianCalendar), ISO dates
  * (SimpleDateSerializer), times (TimeSerializer), durations (cql3/Duration),
- * uuids and inet addresses; and the way back, Java's number formatting and
+ * uuids and inet addresses; and the way back, TypeSerializer.toString per
+ * type: Java's number formatting, SimpleDateFormat's hybrid calendar for
+ * timestamps, ISO dates, TimeSerializer's times, getHostAddress and
  * Duration.toString.
  *
  * Every parser takes explicit lengths and never reads past them.
  */
 #include "engine/value/text.h"
+#include "engine/value/types_int.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -710,7 +713,8 @@ static int parse_iso_date(const char *s, size_t len, int64_t *days)
     int64_t y;
     if (nd < 4 || (!sign && nd > 4) || (sign == '+' && nd <= 4))
         return -1;
-    if (eng_text_parse_java_int(s + b, nd, 0, INT64_MAX, &y) || y > 999999999 || (sign == '-' && y == 0))
+    if (eng_text_parse_java_int(s + b, nd, 0, INT64_MAX, &y) || y > 999999999 ||
+        (sign == '-' && y == 0))
         return -1;
     y = sign == '-' ? -y : y;
     int m, d;
@@ -1349,7 +1353,7 @@ static int tuple_from_string(const eng_type *type, const char *s, size_t len, en
 }
 
 int eng_text_from_string(const eng_type *type, const char *s, size_t len, eng_buf *out,
-                          eng_err *err)
+                         eng_err *err)
 {
     if (!type || (!s && len))
         return invalid(err, "Invalid value");
@@ -1434,10 +1438,20 @@ static void shortest_digits(double v, int is_float, char *digits, int *nd, int *
         (*nd)--;
 }
 
-/* Double.toString's layout: plain for 1e-3 <= |v| < 1e7, else d.dddE[-]n; always a fraction digit.
+/*
+ * Double.toString's layout: plain for 1e-3 <= |v| < 1e7, else d.dddE[-]n; always a fraction
+ * digit; "NaN", "Infinity" and "-Infinity" spelled out.
  */
 static void java_layout(double v, int is_float, eng_buf *out)
 {
+    if (isnan(v)) {
+        eng_buf_put_str(out, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        eng_buf_put_str(out, v > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
     if (v == 0) {
         eng_buf_put_str(out, signbit(v) ? "-0.0" : "0.0");
         return;
@@ -1483,46 +1497,35 @@ void eng_text_java_float(float v, eng_buf *out)
     java_layout((double)v, 1, out);
 }
 
+/* m /= d over n limbs (n trimmed after); returns the remainder. */
+static uint32_t mag_divmod_small(uint32_t *m, size_t *n, uint32_t d)
+{
+    uint64_t rem = 0;
+    for (size_t i = *n; i-- > 0;) {
+        uint64_t v = rem << 32 | m[i];
+        m[i] = (uint32_t)(v / d);
+        rem = v % d;
+    }
+    eng_mag_trim(m, n);
+    return (uint32_t)rem;
+}
+
+/* BigInteger.toString: the magnitude cut into base 10^9 groups, printed most significant first. */
 void eng_text_varint(const uint8_t *p, size_t len, eng_buf *out)
 {
-    if (len == 0) {
-        eng_buf_put_u8(out, '0');
-        return;
-    }
-    int neg = p[0] & 0x80;
-    size_t n = (len + 3) / 4;
-    uint32_t *m = eng_calloc(n, sizeof *m);
-    uint32_t *groups = eng_malloc((len * 8 / 29 + 2) * sizeof *groups);
+    size_t cap = eng_mag_limbs(len), n = 0, ng = 0;
+    uint32_t *m = eng_malloc(cap * sizeof *m);
+    uint32_t *groups = eng_malloc((cap * 32 / 29 + 2) * sizeof *groups);
     if (!m || !groups) {
         eng_free(m);
         eng_free(groups);
         out->oom = 1;
         return;
     }
-    unsigned carry = 1; /* magnitude of a negative: invert and add one, from the low end */
-    for (size_t i = 0; i < len; i++) {
-        unsigned b = p[len - 1 - i];
-        if (neg) {
-            b = (uint8_t)~b + carry;
-            carry = b >> 8;
-            b &= 0xFF;
-        }
-        m[i / 4] |= (uint32_t)b << (8 * (i % 4));
-    }
-    size_t ng = 0;
-    while (n > 0 && m[n - 1] == 0)
-        n--;
-    do { /* base 10^9 digits, least significant first */
-        uint64_t rem = 0;
-        for (size_t i = n; i-- > 0;) {
-            uint64_t cur = rem << 32 | m[i];
-            m[i] = (uint32_t)(cur / 1000000000u);
-            rem = cur % 1000000000u;
-        }
-        while (n > 0 && m[n - 1] == 0)
-            n--;
-        groups[ng++] = (uint32_t)rem;
-    } while (n > 0);
+    int neg = len > 0 && eng_mag_from_twos(p, len, m, &n);
+    do
+        groups[ng++] = mag_divmod_small(m, &n, 1000000000u);
+    while (n > 0);
     if (neg)
         eng_buf_put_u8(out, '-');
     eng_buf_printf(out, "%u", groups[ng - 1]);
@@ -1616,3 +1619,211 @@ int eng_text_duration(const uint8_t *p, size_t len, eng_buf *out)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* TypeSerializer.toString                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* Julian-calendar date of a day since the epoch (days_from_julian's inverse). */
+static void julian_from_days(int64_t days, int64_t *y, int *m, int *d)
+{
+    int64_t jdn = days + 2440588, cycles = 0;
+    if (jdn < 0) { /* the formula wants a non-negative day number: move by whole 4-year cycles */
+        cycles = -jdn / 1461 + 1;
+        jdn += cycles * 1461;
+    }
+    int64_t c = jdn + 32082, dd = (4 * c + 3) / 1461, e = c - 1461 * dd / 4, mm = (5 * e + 2) / 153;
+    *d = (int)(e - (153 * mm + 2) / 5 + 1);
+    *m = (int)(mm + 3 - 12 * (mm / 10));
+    *y = dd - 4800 + mm / 10 - 4 * cycles;
+}
+
+/*
+ * SimpleDateFormat in UTC, so java.util.GregorianCalendar: Julian before
+ * 1582-10-15, and 'yyyy' is the year of the era (1 BC prints as 0001, no
+ * sign); 'X' of a zero offset is "Z".
+ */
+void eng_text_timestamp(int64_t ms, char sep, eng_buf *out)
+{
+    int64_t days = floor_div(ms, 86400000), tod = ms - days * 86400000, y;
+    int m, d;
+    if (days >= eng_days_from_civil(1582, 10, 15))
+        eng_civil_from_days(days, &y, &m, &d);
+    else
+        julian_from_days(days, &y, &m, &d);
+    eng_buf_printf(out, "%04lld-%02d-%02d%c%02d:%02d:%02d.%03dZ", (long long)(y > 0 ? y : 1 - y), m,
+                   d, sep, (int)(tod / 3600000), (int)(tod / 60000 % 60), (int)(tod / 1000 % 60),
+                   (int)(tod % 1000));
+}
+
+/* SimpleDateSerializer.toString: ISO_LOCAL_DATE of the proleptic calendar, '+' beyond 4 digits. */
+static void date_to_string(uint32_t raw, eng_buf *out)
+{
+    int64_t y;
+    int m, d;
+    eng_civil_from_days((int64_t)raw - 2147483648LL, &y, &m, &d);
+    const char *sign = y > 9999 ? "+" : y < 0 ? "-" : "";
+    eng_buf_printf(out, "%s%04lld-%02d-%02d", sign, (long long)(y < 0 ? -y : y), m, d);
+}
+
+/* TimeSerializer.leftPadZeros: a zero for each power of ten the value is below. */
+static void java_pad(int64_t v, int digits, eng_buf *out)
+{
+    int64_t p = 10;
+    for (int i = 1; i < digits; i++, p *= 10)
+        if (v < p)
+            eng_buf_put_u8(out, '0');
+    eng_buf_printf(out, "%lld", (long long)v);
+}
+
+/* TimeSerializer.toString: hh:mm:ss.nnnnnnnnn, with Java's truncating remainders. */
+static void time_to_string(int64_t v, eng_buf *out)
+{
+    int64_t parts[6];
+    static const int64_t div[6] = {1000, 1000, 1000, 60, 60, 24};
+    for (int i = 0; i < 6; i++) {
+        parts[i] = v % div[i];
+        v = (v - parts[i]) / div[i];
+    }
+    java_pad(parts[5], 2, out);
+    eng_buf_put_u8(out, ':');
+    java_pad(parts[4], 2, out);
+    eng_buf_put_u8(out, ':');
+    java_pad(parts[3], 2, out);
+    eng_buf_put_u8(out, '.');
+    java_pad(parts[2], 3, out);
+    java_pad(parts[1], 3, out);
+    java_pad(parts[0], 3, out);
+}
+
+/* UUID.toString: lower-case hex, 8-4-4-4-12. */
+static void uuid_to_string(const uint8_t *p, eng_buf *out)
+{
+    for (int i = 0; i < 16; i++)
+        eng_buf_printf(out, (i == 4 || i == 6 || i == 8 || i == 10) ? "-%02x" : "%02x", p[i]);
+}
+
+/*
+ * InetAddress.getHostAddress (not cqlsh's compressed IPv6): a dotted quad,
+ * or eight unpadded hex groups without "::" compression; an IPv4-mapped
+ * address is an Inet4Address in Java (getByAddress), so a dotted quad.
+ */
+static void inet_to_string(const uint8_t *p, size_t len, eng_buf *out)
+{
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (len == 16 && !memcmp(p, mapped, 12)) {
+        p += 12;
+        len = 4;
+    }
+    if (len == 4) {
+        eng_buf_printf(out, "%u.%u.%u.%u", p[0], p[1], p[2], p[3]);
+        return;
+    }
+    for (int i = 0; i < 8; i++)
+        eng_buf_printf(out, i ? ":%x" : "%x", (unsigned)(p[2 * i] << 8 | p[2 * i + 1]));
+}
+
+/* ByteBufferUtil.bytesToHex: lower-case, no 0x. */
+static void hex_to_string(const uint8_t *p, size_t len, eng_buf *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (eng_buf_reserve(out, 2 * len))
+        return;
+    for (size_t i = 0; i < len; i++) {
+        out->p[out->len++] = (uint8_t)hex[p[i] >> 4];
+        out->p[out->len++] = (uint8_t)hex[p[i] & 15];
+    }
+}
+
+/* A validated value of a scalar type, non-empty. */
+static void scalar_to_string(int kind, const uint8_t *p, size_t len, eng_buf *out)
+{
+    switch (kind) {
+    case ENG_ASCII:
+    case ENG_TEXT: /* AbstractTextSerializer.toString: the string itself */
+        eng_buf_put(out, p, len);
+        break;
+    case ENG_BOOLEAN:
+        eng_buf_put_str(out, p[0] ? "true" : "false");
+        break;
+    case ENG_FLOAT:
+        eng_text_java_float(eng_get_float(p), out);
+        break;
+    case ENG_DOUBLE:
+        eng_text_java_double(eng_get_double(p), out);
+        break;
+    case ENG_VARINT:
+        eng_text_varint(p, len, out);
+        break;
+    case ENG_DECIMAL: /* validated: at least the scale */
+        eng_text_decimal(p, len, out);
+        break;
+    case ENG_DURATION: /* validated: three vints */
+        eng_text_duration(p, len, out);
+        break;
+    case ENG_TIMESTAMP: /* toCQLLiteral's FORMATTER_UTC, what CAST returns */
+        eng_text_timestamp((int64_t)eng_be64(p), 'T', out);
+        break;
+    case ENG_DATE:
+        date_to_string(eng_be32(p), out);
+        break;
+    case ENG_TIME:
+        time_to_string((int64_t)eng_be64(p), out);
+        break;
+    case ENG_UUID:
+    case ENG_TIMEUUID:
+        uuid_to_string(p, out);
+        break;
+    case ENG_INET:
+        inet_to_string(p, len, out);
+        break;
+    case ENG_BLOB:
+    case ENG_CUSTOM:
+        hex_to_string(p, len, out);
+        break;
+    default: { /* tinyint .. bigint, counter: String.valueOf of the sign-extended integer */
+        uint64_t v = (p[0] & 0x80) ? UINT64_MAX : 0;
+        for (size_t i = 0; i < len; i++)
+            v = v << 8 | p[i];
+        eng_buf_printf(out, "%lld", (long long)(int64_t)v);
+        break;
+    }
+    }
+}
+
+int eng_text_to_string(const eng_type *type, const uint8_t *p, size_t len, eng_buf *out,
+                       eng_err *err)
+{
+    if (!type || (!p && len))
+        return invalid(err, "Invalid value");
+    if (eng_type_is_collection(type) || type->kind == ENG_TUPLE || type->kind == ENG_UDT) {
+        eng_buf name = ENG_BUF_INIT;
+        eng_type_to_cql(type, &name);
+        const char *tn = eng_buf_cstr(&name);
+        int rc = invalid(err, "%s values have no text form", tn ? tn : "");
+        eng_buf_free(&name);
+        return rc;
+    }
+    int rc = eng_type_validate(type, p, len, err);
+    if (rc)
+        return rc;
+    if (len > 0)
+        scalar_to_string(type->kind, p, len, out);
+    return out->oom ? nomem(err) : 0;
+}
+
+int eng_text_decimal_of_double(double d, eng_buf *out)
+{
+    if (!isfinite(d))
+        return -1;
+    eng_buf s = ENG_BUF_INIT;
+    eng_text_java_double(d, &s);
+    int rc = s.oom ? -1 : parse_decimal((const char *)s.p, s.len, out);
+    eng_buf_free(&s);
+    return rc == 0 && !out->oom ? 0 : -1;
+}

@@ -2,8 +2,9 @@
  * The text form of every CQL type, in one place: what Cassandra reads
  * (AbstractType.fromString: CQL string constants for non-text types,
  * fromJson() strings, CAST) and what it writes (Java's number formatting,
- * Duration.toString). Literals, CAST, JSON and the shell's renderer all use
- * these, so a value reads and prints the same everywhere.
+ * TypeSerializer.toString, Duration.toString). Literals, CAST and JSON use
+ * these, so a value reads and prints the same everywhere; the shell's cqlsh
+ * rendering is a display form of its own, not one of Cassandra's texts.
  *
  * Rules worth knowing before reading the code:
  * - Numbers follow Java's grammars exactly: Integer.parseInt for int and
@@ -16,6 +17,9 @@
  *   wall clock (System.currentTimeMillis()).
  * - Durations: the standard form ("1h30m"), ISO 8601 ("PT1H30M") and its
  *   alternative form ("P0001-00-00T01:30:00").
+ * - Written text is TypeSerializer.toString's, as CAST(x AS text) returns it
+ *   (CastFcts: toCQLLiteral, which is toString for every castable type but
+ *   the timestamp, written in UTC as "2015-05-21T11:03:02.000Z").
  *
  * Thread-safe: no global state. Never reads outside what it is given;
  * allocation failure is ENG_E_NOMEM (or the output buffer's oom flag).
@@ -34,6 +38,25 @@
  */
 int eng_text_from_string(const eng_type *type, const char *s, size_t len, eng_buf *out,
                          eng_err *err);
+
+/*
+ * TypeSerializer.toString of a value of `type` (p[0..len), native
+ * serialization), appended to out: "42", "5.2", "1E+3", "true",
+ * "127.0.0.1", "0:0:0:0:0:0:0:1" (InetAddress.getHostAddress), "2015-05-21",
+ * "11:03:02.000000000", lower-case uuids, "1h30m", hex without 0x for blobs,
+ * text as it is. A timestamp is written as CAST writes it (toCQLLiteral:
+ * "yyyy-MM-dd'T'HH:mm:ss.SSSX" in UTC; toString's own "yyyy-MM-dd HH:mmXX"
+ * in the JVM's zone drops the seconds). An empty value is "" (toString of
+ * null). eng_text_from_string reads the text back to the same bytes, bar
+ * what Java's forms do not keep: the era of a timestamp before year 1, the
+ * 16-byte form of an IPv4-mapped address, a NaN's payload, the zero
+ * duration (Duration.toString gives "").
+ * @return 0, ENG_E_INVALID for a value that does not validate (the
+ *         MarshalException text) or a collection, tuple or UDT (Cassandra
+ *         casts none of them to text), ENG_E_NOMEM.
+ */
+int eng_text_to_string(const eng_type *type, const uint8_t *p, size_t len, eng_buf *out,
+                       eng_err *err);
 
 /* ---- Java's number grammars ---- */
 
@@ -67,8 +90,8 @@ void eng_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 /* ---- numbers ---- */
 
 /*
- * Java's Double.toString / Float.toString (finite values): the shortest
- * digits that read back to the same value, "123.0", "1.0E7", "1.0E-4".
+ * Java's Double.toString / Float.toString: the shortest digits that read
+ * back to the same value, "123.0", "1.0E7", "1.0E-4"; "NaN", "Infinity".
  */
 void eng_text_java_double(double v, eng_buf *out);
 void eng_text_java_float(float v, eng_buf *out);
@@ -79,6 +102,17 @@ void eng_text_varint(const uint8_t *p, size_t len, eng_buf *out);
 /* BigDecimal.toString of a serialized decimal (be32 scale, then the unscaled varint): "1.50",
    "1.5E+3", "1E-7"; -1 if shorter than its scale. */
 int eng_text_decimal(const uint8_t *p, size_t len, eng_buf *out);
+
+/* BigDecimal.valueOf(d) serialized (the decimal of Double.toString(d): 6.3 -> scale 1,
+   unscaled 63); -1 for NaN and the infinities, which BigDecimal refuses. */
+int eng_text_decimal_of_double(double d, eng_buf *out);
+
+/* ---- timestamps ---- */
+
+/* SimpleDateFormat "yyyy-MM-dd<sep>HH:mm:ss.SSSX" in UTC of milliseconds since the epoch:
+   sep 'T' for CAST (TimestampSerializer's UTC format), ' ' for JSON (its JSON format). Julian
+   calendar before 1582-10-15, years of the era. */
+void eng_text_timestamp(int64_t ms, char sep, eng_buf *out);
 
 /* ---- durations ---- */
 
