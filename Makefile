@@ -129,10 +129,16 @@ $(B)/tests/install/driver_app: tests/install/driver_app.c $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS)
 
-# The engine never includes anything from the CQL layer.
+# The engine never includes anything from the CQL layer. The shell is a client of the public
+# API (cassandra.h, cassette.h) plus the LMDB-free value layer, statement splitting and the
+# error table, so that it runs unchanged against a remote session; it renders values itself.
 check-layers:
 	@if grep -rnE '#include "(\.\./)?cql/' engine/; then \
 	    echo "engine/ must not include cql/ headers"; exit 1; fi
+	@if grep -nE '#include "' cql/shell/*.[ch] | grep -vE '#include "(cassandra|cassette|engine/value/[a-z]+|cql/lang/parse|cql/errors|cql/shell/[a-z]+)\.h"'; then \
+	    echo "cql/shell/ may include only include/, engine/value/, cql/lang/parse.h, cql/errors.h"; exit 1; fi
+	@if grep -n 'eng_type_render' cql/shell/*.[ch]; then \
+	    echo "cql/shell/ renders values with its own render.c"; exit 1; fi
 
 # Every global symbol is a driver API name, a cassette_ extension or an
 # eng_/cql_ internal, so the static library cannot collide with an application.

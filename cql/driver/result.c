@@ -28,6 +28,10 @@
  * before ALTER TYPE ... ADD) read as null (facts §2.3). struct CassIterator_
  * is shared with the schema metadata iterators (drv_int.h); next, type and
  * free serve every kind.
+ *
+ * A response's server warnings (Cassandra's aggregation warnings) are logged
+ * at CASS_LOG_WARN as "Server-side warning: TEXT" when its result is made, as
+ * the driver does while decoding; cassandra.h has no other way to them.
  */
 #include <stddef.h>
 #include <string.h>
@@ -124,6 +128,11 @@ static void row_fill(const CassResult *res, size_t i, CassRow *row)
  */
 CassResult *cql_drv_result_new(cql_result *r)
 {
+    /* The C/C++ driver logs each warning of a response as it decodes it, before the request's
+       future is set; that log is the only way its API hands warnings to an application. */
+    for (uint32_t i = 0; r && i < r->n_warnings; i++)
+        cql_drv_log(CASS_LOG_WARN, __FILE__, __LINE__, __func__, "Server-side warning: %s",
+                    r->warnings[i]);
     int rows = r && r->kind == CQL_RESULT_ROWS;
     size_t nr = rows ? r->n_rows : 0, nc = rows ? r->n_cols : 0;
     size_t size = sizeof(CassResult), types_at, values_at;

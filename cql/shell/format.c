@@ -1,8 +1,9 @@
 /*
  * cqlsh's output, byte for byte: the tables print_formatted_result draws
  * (bin/cqlsh.py), the error lines printerr writes, and the column widths
- * its wcwidth gives. Values are rendered by eng_type_render, which follows
- * cqlshlib/formatting.py; this file only lays them out.
+ * its wcwidth gives, from CassResult and CassFuture alone. Values are
+ * rendered by cql/shell/render.c, which follows cqlshlib/formatting.py;
+ * this file only lays them out.
  *
  * A page is laid out in two passes: every name and value is rendered once
  * into one buffer (remembering where each starts and how wide it shows),
@@ -10,6 +11,7 @@
  */
 #include "cql/shell/format.h"
 #include "cql/errors.h"
+#include "cql/shell/render.h"
 
 #include <string.h>
 
@@ -160,47 +162,61 @@ typedef struct cell {
 
 /* One page, rendered: names first (n_cols cells), then the values row by row. */
 typedef struct page {
-    const cql_result *r;
+    size_t n_cols, n_rows;
     eng_buf text;
     cell *cells;
     int *widths; /* per column: the widest of its name and values */
 } page;
 
-/* cqlsh shows a column name through the text formatter (escapes included). */
-static const eng_type name_type = {.kind = ENG_TEXT};
-
-static void render_cell(page *pg, cell *c, const eng_type *t, const eng_val *v)
+/* Closes the cell whose text starts at off, measuring it. */
+static void end_cell(page *pg, cell *c, size_t off)
 {
-    c->off = pg->text.len;
-    if (v->len < 0)
-        eng_buf_put_str(&pg->text, "null"); /* cqlsh's default null placeholder */
-    else
-        eng_type_render(t, v->p, (size_t)v->len, 0, &pg->text);
-    c->len = pg->text.oom ? 0 : pg->text.len - c->off;
-    c->width = pg->text.oom ? 0 : cql_display_width((const char *)pg->text.p + c->off, c->len);
+    c->off = off;
+    c->len = pg->text.oom ? 0 : pg->text.len - off;
+    c->width = pg->text.oom ? 0 : cql_display_width((const char *)pg->text.p + off, c->len);
 }
 
-static int page_render(page *pg)
+/* cqlsh shows a column name through the text formatter (escapes included). */
+static void render_names(page *pg, const CassResult *r)
 {
-    const cql_result *r = pg->r;
-    size_t n_cells = (size_t)(r->n_rows + 1) * r->n_cols;
-    pg->cells = eng_calloc(n_cells, sizeof *pg->cells);
-    pg->widths = eng_calloc(r->n_cols, sizeof *pg->widths);
-    if (!pg->cells || !pg->widths)
-        return ENG_E_NOMEM;
-    for (uint32_t i = 0; i < r->n_cols; i++) {
-        const char *name = r->cols[i].name ? r->cols[i].name : "";
-        eng_val v = {(const uint8_t *)name, (int32_t)strlen(name)};
-        render_cell(pg, &pg->cells[i], &name_type, &v);
+    for (size_t i = 0; i < pg->n_cols; i++) {
+        const char *name = "";
+        size_t len = 0;
+        if (cass_result_column_name(r, i, &name, &len) != CASS_OK)
+            len = 0;
+        size_t off = pg->text.len;
+        cql_render_text(name, len, &pg->text);
+        end_cell(pg, &pg->cells[i], off);
         pg->widths[i] = pg->cells[i].width;
     }
-    for (size_t k = 0; k < (size_t)r->n_rows * r->n_cols; k++) {
-        uint32_t col = (uint32_t)(k % r->n_cols);
-        cell *c = &pg->cells[r->n_cols + k];
-        render_cell(pg, c, r->cols[col].type, &r->cells[k]);
-        pg->widths[col] = ENG_MAX(pg->widths[col], c->width);
+}
+
+static void render_row(page *pg, const CassRow *row, cell *cells)
+{
+    for (size_t i = 0; i < pg->n_cols; i++) {
+        size_t off = pg->text.len;
+        cql_render_value(cass_row_get_column(row, i), &pg->text);
+        end_cell(pg, &cells[i], off);
+        pg->widths[i] = ENG_MAX(pg->widths[i], cells[i].width);
     }
-    return pg->text.oom ? ENG_E_NOMEM : 0;
+}
+
+static int page_render(page *pg, const CassResult *r)
+{
+    pg->cells = eng_calloc((pg->n_rows + 1) * pg->n_cols, sizeof *pg->cells);
+    pg->widths = eng_calloc(pg->n_cols, sizeof *pg->widths);
+    if (!pg->cells || !pg->widths)
+        return -1;
+    render_names(pg, r);
+    if (!pg->n_rows)
+        return pg->text.oom ? -1 : 0;
+    CassIterator *it = cass_iterator_from_result(r);
+    if (!it)
+        return -1;
+    for (size_t row = 0; row < pg->n_rows && cass_iterator_next(it); row++)
+        render_row(pg, cass_iterator_get_row(it), pg->cells + (row + 1) * pg->n_cols);
+    cass_iterator_free(it);
+    return pg->text.oom ? -1 : 0;
 }
 
 static void put_repeat(eng_buf *out, char ch, int n)
@@ -223,10 +239,10 @@ static void put_cell(eng_buf *out, const page *pg, const cell *c, int width, int
 /* " name | name" right-stripped, then "-----+-----". */
 static void put_header(eng_buf *out, const page *pg)
 {
-    uint32_t n = pg->r->n_cols;
+    size_t n = pg->n_cols;
     size_t start = out->len;
     eng_buf_put_u8(out, ' ');
-    for (uint32_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i)
             eng_buf_put_str(out, " | ");
         put_cell(out, pg, &pg->cells[i], pg->widths[i], 1);
@@ -235,7 +251,7 @@ static void put_header(eng_buf *out, const page *pg)
         out->len--;
     eng_buf_put_u8(out, '\n');
     eng_buf_put_u8(out, '-');
-    for (uint32_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i)
             eng_buf_put_str(out, "-+-");
         put_repeat(out, '-', pg->widths[i]);
@@ -245,11 +261,11 @@ static void put_header(eng_buf *out, const page *pg)
 
 static void put_rows(eng_buf *out, const page *pg)
 {
-    uint32_t n = pg->r->n_cols;
-    for (uint32_t row = 0; row < pg->r->n_rows; row++) {
-        const cell *cells = pg->cells + (size_t)(row + 1) * n;
+    size_t n = pg->n_cols;
+    for (size_t row = 0; row < pg->n_rows; row++) {
+        const cell *cells = pg->cells + (row + 1) * n;
         eng_buf_put_u8(out, ' ');
-        for (uint32_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             if (i)
                 eng_buf_put_str(out, " | ");
             put_cell(out, pg, &cells[i], pg->widths[i], 0);
@@ -258,19 +274,20 @@ static void put_rows(eng_buf *out, const page *pg)
     }
 }
 
-void cql_format_page(const cql_result *r, int with_header, eng_buf *out)
+void cql_format_page(const CassResult *r, int with_header, eng_buf *out)
 {
     /* print_static_result: a result without column metadata prints nothing */
-    if (!r || r->kind != CQL_RESULT_ROWS || r->n_cols == 0)
+    size_t n_cols = cass_result_column_count(r);
+    if (n_cols == 0)
         return;
-    page pg = {.r = r, .text = ENG_BUF_INIT};
-    if (page_render(&pg)) {
+    page pg = {.n_cols = n_cols, .n_rows = cass_result_row_count(r), .text = ENG_BUF_INIT};
+    if (page_render(&pg, r)) {
         out->oom = 1;
     } else {
         /* a page without rows is only ever the first one, and gets its header */
-        if (with_header || r->n_rows == 0)
+        if (with_header || pg.n_rows == 0)
             put_header(out, &pg);
-        if (r->n_rows == 0)
+        if (pg.n_rows == 0)
             eng_buf_put_u8(out, '\n');
         else
             put_rows(out, &pg);
@@ -285,17 +302,18 @@ void cql_format_row_count(uint64_t n_rows, eng_buf *out)
     eng_buf_printf(out, "\n(%llu rows)\n", (unsigned long long)n_rows);
 }
 
-void cql_format_result(const cql_result *r, int lwt, eng_buf *out)
+void cql_format_result(const CassResult *r, int lwt, eng_buf *out)
 {
-    if (!r || r->kind != CQL_RESULT_ROWS)
+    /* only rows have columns; writes, USE and schema changes print nothing */
+    if (cass_result_column_count(r) == 0)
         return;
     /* cqlsh prints a conditional result only when it has rows (ResultSet is falsy otherwise) */
-    if (lwt && r->n_rows == 0)
+    if (lwt && cass_result_row_count(r) == 0)
         return;
     eng_buf_put_u8(out, '\n');
     cql_format_page(r, 1, out);
     if (!lwt)
-        cql_format_row_count(r->n_rows, out);
+        cql_format_row_count(cass_result_row_count(r), out);
 }
 
 void cql_format_warnings(const char *const *warnings, size_t n, eng_buf *out)
@@ -314,28 +332,29 @@ void cql_format_warnings(const char *const *warnings, size_t n, eng_buf *out)
 /* ------------------------------------------------------------------------ */
 
 /*
- * The Python driver's exception for a protocol error code. Codes with a
- * summary are turned into exceptions whose text is the whole
- * "Error from server: ..." frame (to_exception(self.summary_msg())); the
- * others are raised as the error message itself, and cqlsh prints its
- * `message` attribute: the server's text alone.
+ * The Python driver's exception for an error. Codes with a summary are
+ * turned into exceptions whose text is the whole "Error from server: ..."
+ * frame (to_exception(self.summary_msg())); the others are raised as the
+ * error message itself, and cqlsh prints its `message` attribute: the
+ * server's text alone.
  */
 typedef struct error_kind {
-    int code;
+    CassError code;
+    int protocol_code;
     const char *class_name;
     const char *summary; /* NULL: printed as the bare message */
 } error_kind;
 
-/* The cqlsh columns of cql/errors.h, by protocol code (the first row of a code wins). */
+/* The driver and cqlsh columns of cql/errors.h (the first row of a CassError wins). */
 static const error_kind error_kinds[] = {
-#define KIND_ROW(eng, proto, name, cass, cls, summary) {proto, cls, summary},
+#define KIND_ROW(eng, proto, name, cass, cls, summary) {cass, proto, cls, summary},
     CQL_ERRORS(KIND_ROW)
 #undef KIND_ROW
 };
 
-static const error_kind *find_error_kind(int code)
+static const error_kind *find_error_kind(CassError code)
 {
-    static const error_kind unknown = {-1, "ErrorMessage", NULL};
+    static const error_kind unknown = {CASS_OK, -1, "ErrorMessage", NULL};
     for (size_t i = 0; i < ENG_ARRAY_LEN(error_kinds); i++)
         if (error_kinds[i].code == code)
             return &error_kinds[i];
@@ -343,26 +362,48 @@ static const error_kind *find_error_kind(int code)
 }
 
 /* The driver's AlreadyExists builds its own text from the error's keyspace and table. */
-static void put_already_exists(const eng_err *err, eng_buf *out)
+static void put_already_exists(const cql_failure *f, eng_buf *out)
 {
-    if (err->table[0])
-        eng_buf_printf(out, "AlreadyExists: Table '%s.%s' already exists\n", err->ks, err->table);
+    int ks_len = (int)ENG_MIN(f->keyspace ? f->keyspace_len : 0, 4096);
+    int table_len = (int)ENG_MIN(f->table ? f->table_len : 0, 4096);
+    const char *ks = f->keyspace ? f->keyspace : "";
+    if (table_len)
+        eng_buf_printf(out, "AlreadyExists: Table '%.*s.%.*s' already exists\n", ks_len, ks,
+                       table_len, f->table);
     else
-        eng_buf_printf(out, "AlreadyExists: Keyspace '%s' already exists\n", err->ks);
+        eng_buf_printf(out, "AlreadyExists: Keyspace '%.*s' already exists\n", ks_len, ks);
 }
 
-void cql_format_error(const char *file, int line, const eng_err *err, eng_buf *out)
+void cql_format_error(const char *file, int line, const cql_failure *f, eng_buf *out)
 {
-    int code = eng_err_protocol_code(err->code);
     eng_buf_printf(out, "%s:%d:", file, line);
-    if (code == ENG_E_EXISTS) {
-        put_already_exists(err, out);
+    if (f->code == CASS_ERROR_SERVER_ALREADY_EXISTS) {
+        put_already_exists(f, out);
         return;
     }
-    const error_kind *k = find_error_kind(code);
+    const error_kind *k = find_error_kind(f->code);
+    const char *msg = f->message ? f->message : "";
+    size_t msg_len = f->message ? f->message_len : 0;
     if (k->summary)
-        eng_buf_printf(out, "%s: Error from server: code=%04x [%s] message=\"%s\"\n", k->class_name,
-                       (unsigned)code, k->summary, err->msg);
+        eng_buf_printf(out, "%s: Error from server: code=%04x [%s] message=\"", k->class_name,
+                       (unsigned)k->protocol_code, k->summary);
     else
-        eng_buf_printf(out, "%s: %s\n", k->class_name, err->msg);
+        eng_buf_printf(out, "%s: ", k->class_name);
+    eng_buf_put(out, msg, msg_len);
+    eng_buf_put_str(out, k->summary ? "\"\n" : "\n");
+}
+
+void cql_format_future_error(const char *file, int line, CassFuture *future, eng_buf *out)
+{
+    cql_failure f = {cass_future_error_code(future), NULL, 0, NULL, 0, NULL, 0};
+    cass_future_error_message(future, &f.message, &f.message_len);
+    const CassErrorResult *e = NULL;
+    if (f.code == CASS_ERROR_SERVER_ALREADY_EXISTS && (e = cass_future_get_error_result(future))) {
+        if (cass_error_result_keyspace(e, &f.keyspace, &f.keyspace_len) != CASS_OK)
+            f.keyspace = NULL;
+        if (cass_error_result_table(e, &f.table, &f.table_len) != CASS_OK)
+            f.table = NULL;
+    }
+    cql_format_error(file, line, &f, out);
+    cass_error_result_free(e);
 }

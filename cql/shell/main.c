@@ -12,11 +12,19 @@
  * errors with its line counter, which is by then one past the line just
  * read. Standard output is flushed before each error line so that the two
  * streams, merged, keep the statements' order.
+ *
+ * The shell is a client of cassandra.h (and cassette.h) only: it connects a
+ * session to the contact point file:DB, runs each statement as a simple
+ * statement, pages through results as cqlsh does, and takes server warnings
+ * from the driver's log (cql/shell/log.h), so it runs unchanged against any
+ * session the driver can open.
  */
+#include "cassandra.h"
 #include "cassette.h"
-#include "cql/cql.h"
-#include "cql/shell/format.h"
 #include "cql/lang/parse.h"
+#include "cql/shell/format.h"
+#include "cql/shell/log.h"
+#include "engine/value/common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,7 +55,8 @@ typedef struct script {
 } script;
 
 typedef struct shell {
-    cql_session *session;
+    CassCluster *cluster;
+    CassSession *session; /* connected */
     const script *sc;
     eng_buf out;
     int failed; /* a statement reported an error: exit status 2 */
@@ -86,10 +95,11 @@ static void put_stderr(shell *sh, eng_buf *line)
     sh->failed = 1;
 }
 
-static void report_error(shell *sh, int line, const eng_err *err)
+/* A request that failed: the error line cqlsh prints for its exception. */
+static void report_error(shell *sh, int line, CassFuture *f)
 {
     eng_buf b = ENG_BUF_INIT;
-    cql_format_error(sh->sc->name, line, err, &b);
+    cql_format_future_error(sh->sc->name, line, f, &b);
     put_stderr(sh, &b);
     eng_buf_free(&b);
 }
@@ -136,74 +146,88 @@ static int is_shell_command(const char *word)
 }
 
 /*
+ * Runs the statement (one page of it) and waits for its result; NULL after
+ * reporting the failure. The warnings captured are the last response's, as
+ * the Python driver's future keeps only those of the page it fetched last.
+ */
+static const CassResult *execute(shell *sh, const CassStatement *st, int line)
+{
+    cql_shell_warnings_begin();
+    CassFuture *f = cass_session_execute(sh->session, st);
+    const CassResult *r = NULL;
+    if (cass_future_error_code(f) != CASS_OK)
+        report_error(sh, line, f);
+    else if (!(r = cass_future_get_result(f)))
+        report_text(sh, line, "ServerError: out of memory");
+    cql_shell_warnings_end();
+    cass_future_free(f);
+    return r;
+}
+
+/*
  * The rest of a SELECT's pages. cqlsh prints each page as it arrives, rows
  * only and sized on their own, skipping empty ones. Takes r over; returns
  * -1 if fetching a page failed (reported: cqlsh then stops the table
  * without a row count).
  */
-static int print_more_pages(shell *sh, cql_result *r, const char *text, size_t len, int line,
+static int print_more_pages(shell *sh, CassStatement *st, const CassResult *r, int line,
                             uint64_t *total)
 {
-    while (r->has_more) {
+    while (cass_result_has_more_pages(r)) {
         flush_out(sh);
-        cql_exec_options o;
-        cql_exec_options_init(&o);
-        o.page_size = PAGE_SIZE;
-        o.paging_state = r->paging_state.p;
-        o.paging_state_len = r->paging_state.len;
-        cql_result *next = NULL;
-        eng_err err;
-        eng_err_clear(&err);
-        int rc = cql_query(sh->session, text, len, &o, &next, &err);
-        cql_result_free(r); /* only now: o.paging_state pointed into it */
-        r = next;
-        if (rc) {
-            report_error(sh, line, &err);
+        CassError rc = cass_statement_set_paging_state(st, r);
+        cass_result_free(r); /* only now: the statement has copied its paging state */
+        if (rc != CASS_OK) {
+            report_text(sh, line, "ServerError: out of memory");
             return -1;
         }
-        if (r->n_rows)
+        if (!(r = execute(sh, st, line)))
+            return -1;
+        if (cass_result_row_count(r))
             cql_format_page(r, 0, &sh->out);
-        *total += r->n_rows;
+        *total += cass_result_row_count(r);
     }
-    cql_result_free(r);
+    cass_result_free(r);
     return 0;
 }
 
 /* A SELECT: an empty line, the pages, an empty line and the row count. Takes r over. */
-static void print_select(shell *sh, cql_result *r, const char *text, size_t len, int line)
+static int print_select(shell *sh, CassStatement *st, const CassResult *r, int line)
 {
-    uint64_t total = r->n_rows;
-    const char *warnings[4];
-    size_t n_warnings = r->n_warnings < 4 ? r->n_warnings : 4;
-    memcpy(warnings, r->warnings, n_warnings * sizeof *warnings);
+    uint64_t total = cass_result_row_count(r);
     eng_buf_put_u8(&sh->out, '\n');
     cql_format_page(r, 1, &sh->out);
-    if (print_more_pages(sh, r, text, len, line, &total) == 0) {
-        cql_format_row_count(total, &sh->out);
-        cql_format_warnings(warnings, n_warnings, &sh->out);
-    }
+    if (print_more_pages(sh, st, r, line, &total))
+        return -1;
+    cql_format_row_count(total, &sh->out);
+    return 0;
 }
 
+/* cqlsh's perform_statement: the result, then the warnings of a statement that succeeded. */
 static void run_cql(shell *sh, const char *text, size_t len, const char *word, int line)
 {
-    cql_exec_options o;
-    cql_exec_options_init(&o);
-    o.page_size = PAGE_SIZE;
-    cql_result *r = NULL;
-    eng_err err;
-    eng_err_clear(&err);
-    if (cql_query(sh->session, text, len, &o, &r, &err)) {
-        report_error(sh, line, &err);
+    CassStatement *st = cass_statement_new_n(text, len, 0);
+    if (!st || cass_statement_set_paging_size(st, PAGE_SIZE) != CASS_OK) {
+        report_text(sh, line, "ServerError: out of memory");
+        cass_statement_free(st);
         return;
     }
+    const CassResult *r = execute(sh, st, line);
+    int ok = r != NULL;
     /* cqlsh: a statement starting with "select" prints its table; any other that
        returns rows (INSERT/UPDATE/DELETE/BATCH ... IF) prints the [applied] form */
-    if (strcmp(word, "select") == 0) {
-        print_select(sh, r, text, len, line);
-    } else {
+    if (r && strcmp(word, "select") == 0) {
+        ok = print_select(sh, st, r, line) == 0;
+    } else if (r) {
         cql_format_result(r, 1, &sh->out);
-        cql_result_free(r);
+        cass_result_free(r);
     }
+    if (ok) {
+        const char *const *warnings;
+        size_t n = cql_shell_warnings(&warnings);
+        cql_format_warnings(warnings, n, &sh->out);
+    }
+    cass_statement_free(st);
     flush_out(sh);
 }
 
@@ -383,6 +407,8 @@ static void help(void)
           "                       sync        (default) every commit is on disk when it returns\n"
           "                       nometasync  one sync per commit; a power loss may undo the\n"
           "                                   last commit\n"
+          "                       periodic    as nometasync, and the last commit is synced\n"
+          "                                   fully within the sync period\n"
           "                       none        no sync (tests); a power loss may corrupt the\n"
           "                                   database\n",
           stdout);
@@ -428,13 +454,6 @@ static int parse_args(int argc, char **argv, options *opt)
     return opt->db ? -1 : usage_error("missing the database directory", NULL);
 }
 
-static int durability_from_env(int *out)
-{
-    const char *v = getenv("CASSETTE_DURABILITY");
-    *out = ENG_DURABLE_SYNC;
-    return !v || !*v ? 0 : eng_durability_parse(v, out);
-}
-
 static int read_stream(FILE *f, eng_buf *b)
 {
     char chunk[65536];
@@ -474,20 +493,51 @@ static int load_script(const options *opt, script *sc, eng_buf *text)
     return 0;
 }
 
-static int open_session(const options *opt, eng_db **db, cql_session **session)
+/*
+ * Connects a session to the database directory: the driver opens it (creating
+ * it if missing) with the durability CASSETTE_DURABILITY names. Returns 0, or
+ * the exit status after a message.
+ */
+static int open_session(const options *opt, shell *sh)
 {
-    eng_db_options dbo = {0};
-    if (durability_from_env(&dbo.durability)) {
-        fputs("cassette: CASSETTE_DURABILITY must be sync, nometasync or none\n", stderr);
-        return 2;
-    }
-    eng_err err;
-    eng_err_clear(&err);
-    if (eng_db_open(opt->db, &dbo, db, &err) || cql_session_new(*db, session, &err)) {
-        fprintf(stderr, "cassette: %s: %s\n", opt->db, err.msg);
+    eng_buf contact = ENG_BUF_INIT;
+    eng_buf_put_str(&contact, "file:");
+    eng_buf_put_str(&contact, opt->db);
+    sh->cluster = cass_cluster_new();
+    sh->session = cass_session_new();
+    if (!eng_buf_cstr(&contact) || !sh->cluster || !sh->session ||
+        cass_cluster_set_contact_points_n(sh->cluster, (const char *)contact.p, contact.len) !=
+            CASS_OK) {
+        eng_buf_free(&contact);
+        fputs("cassette: out of memory\n", stderr);
         return 1;
     }
-    return 0;
+    eng_buf_free(&contact);
+    CassFuture *f = cass_session_connect(sh->session, sh->cluster);
+    int rc = 0;
+    if (cass_future_error_code(f) != CASS_OK) {
+        const char *msg;
+        size_t len;
+        cass_future_error_message(f, &msg, &len);
+        fprintf(stderr, "cassette: %s: %.*s\n", opt->db, (int)ENG_MIN(len, 4096), msg);
+        cass_session_free(sh->session); /* never connected: nothing to close */
+        sh->session = NULL;
+        rc = 1;
+    }
+    cass_future_free(f);
+    return rc;
+}
+
+/* Closes the session (its pending writes reach the database first) and frees the driver's. */
+static void close_session(shell *sh)
+{
+    if (sh->session) {
+        CassFuture *f = cass_session_close(sh->session);
+        cass_future_wait(f);
+        cass_future_free(f);
+        cass_session_free(sh->session);
+    }
+    cass_cluster_free(sh->cluster);
 }
 
 int main(int argc, char **argv)
@@ -496,11 +546,11 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &opt);
     if (rc >= 0)
         return rc;
+    cql_shell_log_install(); /* before any call that may log */
     script sc = {0};
     eng_buf text = ENG_BUF_INIT;
-    eng_db *db = NULL;
     shell sh = {.sc = &sc, .out = ENG_BUF_INIT};
-    if ((rc = load_script(&opt, &sc, &text)) || (rc = open_session(&opt, &db, &sh.session)))
+    if ((rc = load_script(&opt, &sc, &text)) || (rc = open_session(&opt, &sh)))
         goto done;
     if (split_script(&sc)) {
         fputs("cassette: out of memory\n", stderr);
@@ -512,8 +562,8 @@ int main(int argc, char **argv)
 done:
     fflush(stdout);
     eng_buf_free(&sh.out);
-    cql_session_free(sh.session);
-    eng_db_close(db);
+    close_session(&sh);
+    cql_shell_log_release();
     eng_free(sc.stmts);
     eng_buf_free(&text);
     return rc;

@@ -119,6 +119,9 @@ TEST(reader_process_sees_writer_process_commits_grow)
     RRUN(cn.session, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)");
     race_pool_go(&pool);
     race_pool_release(&pool);
+    /* Each poll counts the whole table, which draws Cassandra's aggregation warning; the
+       driver logs it, as the C/C++ driver does, and this test has no use for a thousand. */
+    cass_log_set_level(CASS_LOG_ERROR);
     int64_t last = 0;
     int steps = 0; /* counts read strictly between empty and full, each larger than the last */
     for (;;) {
