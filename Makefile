@@ -46,7 +46,7 @@ TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/dr
                                 tests/shell/test_*.c tests/concurrency/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
-HARNESS    = $(B)/tests/harness.o
+HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)

@@ -1,7 +1,6 @@
 /*
  * CQL types: descriptors, validation of native-protocol bytes, Cassandra's
- * comparison, cqlsh rendering, canonical forms, and the binary form the
- * catalog persists.
+ * comparison, canonical forms, and the binary form the catalog persists.
  *
  * One descriptor tree per declared type. A descriptor owns its children and
  * strings; eng_type_free releases the whole tree. Descriptors are immutable
@@ -130,17 +129,6 @@ int eng_type_compare(const eng_type *t, const uint8_t *a, size_t alen, const uin
  */
 int eng_type_canonicalize(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out,
                           eng_err *err);
-
-/*
- * Renders a value as cqlsh prints it (cqlsh 6.x defaults): text as is at top
- * level and 'quoted' inside collections, blobs as 0x..., booleans
- * True/False, timestamps "2021-01-01 00:00:00.000000+0000", dates, times,
- * durations ("1mo2d3ns"), uuids, inets, floats and doubles with cqlsh's
- * default precision of 5 significant digits, decimals and varints exactly,
- * [lists], {sets}, {maps: ...}, (tuples), {udt_field: ...}. `nested` is 0 for a top-level
- * cell. A value that does not decode renders as its hex blob form.
- */
-void eng_type_render(const eng_type *t, const uint8_t *p, size_t len, int nested, eng_buf *out);
 
 /*
  * Binary form persisted in the catalog: kind (be16), frozen (u8), then per

@@ -1,7 +1,7 @@
 /*
- * Private to engine/value (types.c, types_render.c, text.c): the helpers
- * that the text forms and the cqlsh rendering share with validation and
- * comparison, so that all read numbers and order bytes the one same way.
+ * Private to engine/value (types.c, text.c) and the tests' cqlsh renderer:
+ * the helpers that the text forms share with validation and comparison, so
+ * that all read numbers and order bytes the one same way.
  *
  * Like the rest of the module they never read out of bounds of what the
  * caller says it gives them, and they allocate nothing.

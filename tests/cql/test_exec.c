@@ -12,12 +12,13 @@
  * from BatchStatement.validate and BatchMessage (facts §5.4, §6); paging
  * from service/pager (facts §7.8); error codes and texts (facts §8).
  * Results are compared as native bytes, or as cqlsh renders them
- * (eng_type_render) joined with '|' per row and '\n' between rows.
+ * (tests/render_cqlsh.c) joined with '|' per row and '\n' between rows.
  */
 #include <pthread.h>
 
 #include "cql/cql.h"
 #include "harness.h"
+#include "render_cqlsh.h"
 
 /* ---- a database, a session, and a keyspace ---- */
 
@@ -250,7 +251,7 @@ static const char *rows_text(const cql_result *r)
             if (v.len < 0)
                 eng_buf_put_str(&b, "null");
             else
-                eng_type_render(r->cols[j].type, v.p, (size_t)v.len, 0, &b);
+                test_render_cqlsh(r->cols[j].type, v.p, (size_t)v.len, 0, &b);
         }
     }
     ASSERT(!b.oom && b.len < sizeof ring[0]);

@@ -10,10 +10,11 @@
  * ReplicationParams; SystemKeyspace.persistLocalMetadata) and from what a
  * fresh 4.1 node lists; tests/cql/system_schema.out shows the same values as
  * cqlsh prints them against Cassandra. Values are compared as cqlsh renders
- * them (eng_type_render), doubles and timestamps by their numbers.
+ * them (tests/render_cqlsh.c), doubles and timestamps by their numbers.
  */
 #include "cql/exec/systables.h"
 #include "harness.h"
+#include "render_cqlsh.h"
 #include "engine/value/token.h"
 
 /* ---- rows collected from a scan ---- */
@@ -60,7 +61,7 @@ static int collect(void *ctx, const eng_row_view *v)
         if (val.len < 0)
             eng_buf_put_str(&b, "null");
         else
-            eng_type_render(g->t->cols[i].type, val.p, (size_t)val.len, 0, &b);
+            test_render_cqlsh(g->t->cols[i].type, val.p, (size_t)val.len, 0, &b);
         ASSERT(eng_buf_cstr(&b));
         r->val[i] = (char *)b.p;
         r->len[i] = val.len;

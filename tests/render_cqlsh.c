@@ -1,5 +1,9 @@
 /*
- * cqlsh rendering: eng_type_render, a value as cqlsh prints it -- what the
+ * The tests' view of a value as cqlsh prints it (test_render_cqlsh), from its
+ * native bytes and type: the executor and system-table tests compare results
+ * in this form. The shell has its own renderer (cql/shell/render.c), built on
+ * the driver API's getters, and its tests check it against cqlsh; this one
+ * stays out of the library. What it does: what the
  * Python driver decodes it to, then cqlsh's formatting of that: text with
  * Python's escapes, integers, varints and decimals exactly, floating point
  * with cqlsh's precision, timestamps, dates, times and durations in its
@@ -10,55 +14,14 @@
  * the driver could not decode is shown whole as its hex blob form, never as
  * partial text; allocation failure sets the buffer's oom flag, never fatal.
  */
+#include "render_cqlsh.h"
+#include "engine/value/text.h"
 #include "engine/value/types_int.h"
 
 #include <arpa/inet.h>
 #include <math.h>
 #include <string.h>
 #include <sys/socket.h>
-
-/* ------------------------------------------------------------------------ */
-/* Decimal digits of magnitudes (varint, decimal)                            */
-/* ------------------------------------------------------------------------ */
-
-static uint32_t mag_divmod_small(uint32_t *m, size_t *n, uint32_t d)
-{
-    uint64_t rem = 0;
-    for (size_t i = *n; i-- > 0;) {
-        uint64_t v = rem << 32 | m[i];
-        m[i] = (uint32_t)(v / d);
-        rem = v % d;
-    }
-    eng_mag_trim(m, n);
-    return (uint32_t)rem;
-}
-
-/*
- * Appends the decimal digits of a magnitude (destroying it). Returns the
- * number of digits written, 0 on allocation failure (out->oom set).
- */
-static size_t mag_put_decimal(uint32_t *m, size_t n, eng_buf *out)
-{
-    if (n == 0) {
-        eng_buf_put_u8(out, '0');
-        return 1;
-    }
-    /* groups of 9 digits, least significant first */
-    size_t cap = n * 32 / 29 + 2, ng = 0;
-    uint32_t *groups = eng_malloc(cap * sizeof *groups);
-    if (!groups) {
-        out->oom = 1;
-        return 0;
-    }
-    while (n)
-        groups[ng++] = mag_divmod_small(m, &n, 1000000000u);
-    size_t start = out->len;
-    eng_buf_printf(out, "%u", groups[ng - 1]);
-    for (size_t i = ng - 1; i-- > 0;)
-        eng_buf_printf(out, "%09u", groups[i]);
-    eng_free(groups);
-    return out->oom ? 0 : out->len - start;
-}
 
 /* ------------------------------------------------------------------------ */
 /* cqlsh rendering                                                           */
@@ -153,71 +116,10 @@ static int64_t get_signed(const uint8_t *p, size_t len)
     return (int64_t)v;
 }
 
-/* Decimal digits of a two's-complement integer of any length (str(int)). */
-static int put_varint(const uint8_t *p, size_t len, eng_buf *out)
-{
-    uint32_t small[32];
-    size_t cap = eng_mag_limbs(len);
-    uint32_t *m = cap <= ENG_ARRAY_LEN(small) ? small : eng_malloc(cap * sizeof *m);
-    if (!m) {
-        out->oom = 1;
-        return 0;
-    }
-    size_t n;
-    if (len && eng_mag_from_twos(p, len, m, &n))
-        eng_buf_put_u8(out, '-');
-    else if (!len)
-        n = 0;
-    mag_put_decimal(m, n, out);
-    if (m != small)
-        eng_free(m);
-    return 0;
-}
-
-/*
- * Python's Decimal.__str__ (the same rule as Java's BigDecimal.toString):
- * plain notation when the exponent is <= 0 and the adjusted exponent is
- * >= -6, otherwise one digit, a point, the rest and E+n / E-n.
- */
+/* Python's str(int) and Decimal.__str__ write what Java's BigInteger and BigDecimal do. */
 static int render_decimal(const uint8_t *p, size_t len, eng_buf *out)
 {
-    if (len < 4)
-        return RENDER_FAIL;
-    int64_t exp = -(int64_t)(int32_t)eng_be32(p);
-    eng_buf digits = ENG_BUF_INIT;
-    put_varint(p + 4, len - 4, &digits);
-    if (digits.oom) {
-        out->oom = 1;
-        eng_buf_free(&digits);
-        return 0;
-    }
-    const char *d = (const char *)digits.p;
-    size_t nd = digits.len;
-    if (d[0] == '-') {
-        eng_buf_put_u8(out, '-');
-        d++;
-        nd--;
-    }
-    int64_t left = exp + (int64_t)nd; /* digits left of the point */
-    int64_t dot = (exp <= 0 && left > -6) ? left : 1;
-    if (dot <= 0) {
-        eng_buf_put_str(out, "0.");
-        for (int64_t i = 0; i < -dot; i++)
-            eng_buf_put_u8(out, '0');
-        eng_buf_put(out, d, nd);
-    } else if ((size_t)dot >= nd) {
-        eng_buf_put(out, d, nd);
-        for (int64_t i = 0; i < dot - (int64_t)nd; i++)
-            eng_buf_put_u8(out, '0');
-    } else {
-        eng_buf_put(out, d, (size_t)dot);
-        eng_buf_put_u8(out, '.');
-        eng_buf_put(out, d + dot, nd - (size_t)dot);
-    }
-    if (left != dot)
-        eng_buf_printf(out, "E%+lld", (long long)(left - dot));
-    eng_buf_free(&digits);
-    return 0;
+    return eng_text_decimal(p, len, out) ? RENDER_FAIL : 0;
 }
 
 /* format_floating_point_type: '%.*g' with the precision widened for moderate exponents. */
@@ -237,20 +139,6 @@ static void render_floating(double v, int prec, eng_buf *out)
             prec = prec + (int)e + 1;
     }
     eng_buf_printf(out, "%.*g", prec, v);
-}
-
-/* Days since 1970-01-01 to a proleptic Gregorian date. */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
 }
 
 /* Python's datetime range: 0001-01-01 .. 9999-12-31, as days since the epoch. */
@@ -296,7 +184,7 @@ static void render_timestamp(int64_t ms, int quote, eng_buf *out)
     }
     int64_t y;
     int mo, d;
-    civil_from_days(day, &y, &mo, &d);
+    eng_civil_from_days(day, &y, &mo, &d);
     int64_t sod = secs - day * 86400;
     /* %Y is glibc's: no zero padding below year 1000 */
     eng_buf_printf(out, "%s%lld-%02d-%02d %02d:%02d:%02d.%06d+0000%s", q, (long long)y, mo, d,
@@ -313,7 +201,7 @@ static void render_date(uint32_t raw, eng_buf *out)
     }
     int64_t y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    eng_civil_from_days(days, &y, &m, &d);
     eng_buf_printf(out, "%04lld-%02d-%02d", (long long)y, m, d);
 }
 
@@ -605,7 +493,8 @@ static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, i
         put_hex(p, len, out);
         return 0;
     case ENG_VARINT:
-        return put_varint(p, len, out);
+        eng_text_varint(p, len, out);
+        return 0;
     case ENG_DECIMAL:
         return render_decimal(p, len, out);
     case ENG_INET:
@@ -624,7 +513,7 @@ static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, i
     }
 }
 
-void eng_type_render(const eng_type *t, const uint8_t *p, size_t len, int nested, eng_buf *out)
+void test_render_cqlsh(const eng_type *t, const uint8_t *p, size_t len, int nested, eng_buf *out)
 {
     size_t start = out->len;
     int prec = (!nested && t && t->kind == ENG_DOUBLE) ? DOUBLE_PRECISION : FLOAT_PRECISION;
