@@ -876,7 +876,9 @@ int eng_apply_async(eng_db *db, eng_schema *schema, const eng_mutation *muts, ui
     if (!j)
         return eng_errorf(err, ENG_E_NOMEM, "out of memory queueing a write");
     eng_arena_init(&j->arena, 1024);
-    eng_mutation *m = eng_arena_memdup(&j->arena, muts, (n ? n : 1) * sizeof *m);
+    /* No mutation (a write whose IN list is empty) has nothing to copy, and muts may be NULL. */
+    eng_mutation *m = n ? eng_arena_memdup(&j->arena, muts, n * sizeof *m)
+                        : eng_arena_alloc(&j->arena, sizeof *m);
     int bad = !m;
     for (uint32_t i = 0; !bad && i < n; i++)
         bad = copy_mutation(&j->arena, &m[i]);
