@@ -286,5 +286,15 @@ char *cql_plan_strdup(cql_plan *p, const char *s)
     return eng_arena_memdup(&p->arena, s, strlen(s) + 1);
 }
 
+void *cql_plan_zalloc(cql_analysis *a, size_t n)
+{
+    void *p = eng_arena_alloc(&a->plan->arena, n ? n : 1);
+    if (p)
+        memset(p, 0, n ? n : 1);
+    else
+        eng_errorf(a->err, ENG_E_NOMEM, "out of memory preparing a statement");
+    return p;
+}
+
 static const eng_type boolean_type = {.kind = ENG_BOOLEAN};
 const eng_type *cql_boolean_type(void) { return &boolean_type; }

@@ -109,6 +109,8 @@ void cql_bind_marker(cql_analysis *a, const cql_term *marker, const eng_type *ty
 const eng_type *cql_plan_keep_type(cql_plan *p, eng_type *t);
 /* Arena copy of a string. */
 char *cql_plan_strdup(cql_plan *p, const char *s);
+/* n zeroed bytes in the plan's arena (at least 1), or NULL with an out-of-memory error. */
+void *cql_plan_zalloc(cql_analysis *a, size_t n);
 
 /* ---- values at execution ---- */
 

@@ -90,16 +90,6 @@ static const char *kind_name(int kind)
     return kind == CQL_S_INSERT ? "INSERT" : kind == CQL_S_UPDATE ? "UPDATE" : "DELETE";
 }
 
-static void *plan_alloc(cql_analysis *a, size_t n)
-{
-    void *p = eng_arena_alloc(&a->plan->arena, n ? n : 1);
-    if (p)
-        memset(p, 0, n ? n : 1);
-    else
-        eng_errorf(a->err, ENG_E_NOMEM, "out of memory preparing a statement");
-    return p;
-}
-
 static int is_key(const eng_table *t, int col)
 {
     return col < t->n_pk + t->n_ck;
@@ -259,7 +249,7 @@ static int add_op(cql_analysis *a, mod_plan *m, mod_op op, const char *field)
 {
     const eng_table *t = m->t;
     const eng_column *c = &t->cols[op.col];
-    mod_op *ops = plan_alloc(a, (size_t)(m->n_ops + 1) * sizeof *ops);
+    mod_op *ops = cql_plan_zalloc(a, (size_t)(m->n_ops + 1) * sizeof *ops);
     if (!ops)
         return ENG_E_NOMEM;
     if (m->n_ops)
@@ -646,8 +636,8 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         if ((rc = field_index(a, column, c->field, &idx)))
             return rc;
         static const eng_type blob = {.kind = ENG_BLOB};
-        cql_term *kt = plan_alloc(a, sizeof *kt);
-        char *hex = plan_alloc(a, 5);
+        cql_term *kt = cql_plan_zalloc(a, sizeof *kt);
+        char *hex = cql_plan_zalloc(a, 5);
         if (!kt || !hex)
             return ENG_E_NOMEM;
         snprintf(hex, 5, "%04x", idx);
@@ -693,7 +683,7 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
     if (is_key(t, col))
         return eng_errorf(a->err, ENG_E_INVALID,
                           "PRIMARY KEY column '%s' cannot have IF conditions", column->name);
-    mod_cond *conds = plan_alloc(a, (size_t)(m->n_conds + 1) * sizeof *conds);
+    mod_cond *conds = cql_plan_zalloc(a, (size_t)(m->n_conds + 1) * sizeof *conds);
     if (!conds)
         return ENG_E_NOMEM;
     if (m->n_conds)
@@ -837,14 +827,14 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
     int rc = cql_resolve_table(a, name, &t);
     if (rc)
         return rc;
-    mod_plan *m = plan_alloc(a, sizeof *m);
+    mod_plan *m = cql_plan_zalloc(a, sizeof *m);
     if (!m)
         return ENG_E_NOMEM;
     m->stmt = st;
     m->t = t;
     m->ks = t->ks;
     m->table = t->name;
-    m->keys = plan_alloc(a, (size_t)(t->n_pk + t->n_ck) * sizeof *m->keys);
+    m->keys = cql_plan_zalloc(a, (size_t)(t->n_pk + t->n_ck) * sizeof *m->keys);
     if (!m->keys)
         return ENG_E_NOMEM;
     if (st->kind == CQL_S_INSERT) {
@@ -1833,10 +1823,10 @@ typedef struct batch_plan {
 int cql_analyze_batch(cql_analysis *a)
 {
     const cql_batch *b = &a->stmt->u.batch;
-    batch_plan *bp = plan_alloc(a, sizeof *bp);
+    batch_plan *bp = cql_plan_zalloc(a, sizeof *bp);
     if (!bp)
         return ENG_E_NOMEM;
-    bp->members = plan_alloc(a, (size_t)(b->n_stmts ? b->n_stmts : 1) * sizeof *bp->members);
+    bp->members = cql_plan_zalloc(a, (size_t)(b->n_stmts ? b->n_stmts : 1) * sizeof *bp->members);
     if (!bp->members)
         return ENG_E_NOMEM;
     if (b->using.ttl)

@@ -96,16 +96,6 @@ typedef struct select_plan {
 static const eng_type int_type = {.kind = ENG_INT};
 static const eng_type bigint_type = {.kind = ENG_BIGINT};
 
-static void *plan_alloc(cql_analysis *a, size_t n)
-{
-    void *p = eng_arena_alloc(&a->plan->arena, n ? n : 1);
-    if (p)
-        memset(p, 0, n ? n : 1);
-    else
-        eng_errorf(a->err, ENG_E_NOMEM, "out of memory preparing a statement");
-    return p;
-}
-
 /* ---- selection ---- */
 
 static char *name_of(cql_analysis *a, const char *fmt, const char *arg)
@@ -233,7 +223,7 @@ static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *f
     const char *arg_name = "";
     int arg_kind = 0;
     if (fn->n_items) {
-        sel->arg = plan_alloc(a, sizeof *sel->arg);
+        sel->arg = cql_plan_zalloc(a, sizeof *sel->arg);
         if (!sel->arg)
             return ENG_E_NOMEM;
         int rc = analyze_expr(a, t, fn->items[0], sel->arg, &arg_name);
@@ -272,7 +262,7 @@ static int analyze_cast(cql_analysis *a, const eng_table *t, const cql_term *ter
                         const char **name)
 {
     const char *arg_name;
-    selector *arg = plan_alloc(a, sizeof *arg);
+    selector *arg = cql_plan_zalloc(a, sizeof *arg);
     if (!arg)
         return ENG_E_NOMEM;
     int rc = analyze_expr(a, t, term->items[0], arg, &arg_name);
@@ -330,10 +320,10 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
 {
     const eng_table *t = sp->t;
     int n = s->star ? (int)t->n_cols : s->n_sels;
-    sp->sels = plan_alloc(a, (size_t)n * sizeof *sp->sels);
-    sp->names = plan_alloc(a, (size_t)n * sizeof *sp->names);
-    sp->types = plan_alloc(a, (size_t)n * sizeof *sp->types);
-    cql_column_spec *cols = plan_alloc(a, (size_t)n * sizeof *cols);
+    sp->sels = cql_plan_zalloc(a, (size_t)n * sizeof *sp->sels);
+    sp->names = cql_plan_zalloc(a, (size_t)n * sizeof *sp->names);
+    sp->types = cql_plan_zalloc(a, (size_t)n * sizeof *sp->types);
+    cql_column_spec *cols = cql_plan_zalloc(a, (size_t)n * sizeof *cols);
     if (!sp->sels || !cols || !sp->names || !sp->types)
         return ENG_E_NOMEM;
     int aggregates = 0;
@@ -362,7 +352,7 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
     sp->aggregate = aggregates > 0;
     if (s->json) {
         static const eng_type text = {.kind = ENG_TEXT};
-        cols = plan_alloc(a, sizeof *cols);
+        cols = cql_plan_zalloc(a, sizeof *cols);
         if (!cols)
             return ENG_E_NOMEM;
         cols[0] = (cql_column_spec){t->ks, t->name, "[json]", &text};
@@ -399,7 +389,7 @@ static int bind_values(cql_analysis *a, const eng_table *t, const eng_column *c,
 
 static int add_filter(cql_analysis *a, select_plan *sp, row_filter f)
 {
-    row_filter *fs = plan_alloc(a, (size_t)(sp->n_filters + 1) * sizeof *fs);
+    row_filter *fs = cql_plan_zalloc(a, (size_t)(sp->n_filters + 1) * sizeof *fs);
     if (!fs)
         return ENG_E_NOMEM;
     if (sp->n_filters)
@@ -906,11 +896,11 @@ int cql_analyze_select(cql_analysis *a)
     int rc = cql_resolve_table(a, &s->table, &t);
     if (rc)
         return rc;
-    select_plan *sp = plan_alloc(a, sizeof *sp);
+    select_plan *sp = cql_plan_zalloc(a, sizeof *sp);
     if (!sp)
         return ENG_E_NOMEM;
     sp->t = t;
-    sp->rels = plan_alloc(a, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *sp->rels);
+    sp->rels = cql_plan_zalloc(a, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *sp->rels);
     if (!sp->rels)
         return ENG_E_NOMEM;
     a->plan->table = t;
