@@ -1,10 +1,11 @@
 /*
  * INSERT, UPDATE, DELETE and BATCH: Cassandra's rules for what a
- * modification may restrict and set (facts §4.3-§4.6, §5, §6, §7.9, §8.2),
- * then engine mutations — one per partition the WHERE clause names — and,
- * with IF, a compare-and-set whose result has Cassandra's shape (facts
+ * modification may set and on which conditions (facts §4.3-§4.6, §5, §6,
+ * §8.2), then engine mutations — one per partition the WHERE clause names —
+ * and, with IF, a compare-and-set whose result has Cassandra's shape (facts
  * §5.3: [applied], then the current values of the columns the conditions
- * read).
+ * read). Which rows a statement names, its WHERE clause or INSERT's key
+ * values, is restrict.c's.
  *
  * Analysis (at prepare) resolves columns, checks the statement's shape and
  * types every bind marker; execution evaluates the terms with the bound
@@ -24,17 +25,9 @@
 #include "cql/exec/exec_int.h"
 #include "cql/exec/json.h"
 #include "cql/exec/literal.h"
+#include "cql/exec/restrict.h"
 
 #define MAX_TTL 630720000 /* 20 years (facts §4.6) */
-
-/* Values restricting one key column: = term, IN (terms), or IN ? (one marker, a list). */
-typedef struct key_rel {
-    cql_term **vals;
-    int n;
-    int in_marker;
-    int given;
-    int from_json; /* INSERT JSON: the value is the object's member for the column */
-} key_rel;
 
 typedef struct mod_op {
     int col;
@@ -62,11 +55,7 @@ typedef struct mod_cond {
 typedef struct mod_plan {
     const cql_stmt *stmt;
     const eng_table *t;
-    key_rel *keys;  /* per key column (n_pk + n_ck) */
-    int n_ck_given; /* clustering prefix restricted by = / IN */
-    int has_slice;  /* DELETE: a slice on clustering column n_ck_given */
-    const cql_term *slice_lo, *slice_hi;
-    int lo_incl, hi_incl;
+    cql_restrictions r; /* the rows named: WHERE, or INSERT's key values (restrict.c) */
     mod_op *ops;
     int n_ops;
     int static_only;     /* only static columns written, no clustering given: the static row */
@@ -85,140 +74,9 @@ typedef struct mod_plan {
     int json_unset;         /* DEFAULT UNSET */
 } mod_plan;
 
-static const char *kind_name(int kind)
-{
-    return kind == CQL_S_INSERT ? "INSERT" : kind == CQL_S_UPDATE ? "UPDATE" : "DELETE";
-}
-
 static int is_key(const eng_table *t, int col)
 {
     return col < t->n_pk + t->n_ck;
-}
-
-/* ---- WHERE of UPDATE / DELETE ---- */
-
-static int column_list(cql_analysis *a, const eng_table *t, const char *what, int missing_from,
-                       int missing_to, const key_rel *keys)
-{
-    eng_buf b = ENG_BUF_INIT;
-    for (int i = missing_from; i < missing_to; i++)
-        if (!keys[i].given) {
-            if (b.len)
-                eng_buf_put_str(&b, ", ");
-            eng_buf_put_str(&b, t->cols[i].name);
-        }
-    int rc = eng_errorf(a->err, ENG_E_INVALID, "%s%s", what, eng_buf_cstr(&b) ? (char *)b.p : "");
-    eng_buf_free(&b);
-    return rc;
-}
-
-static int where_key(cql_analysis *a, mod_plan *m, const cql_relation *r, int col)
-{
-    const eng_table *t = m->t;
-    const eng_column *c = &t->cols[col];
-    int kind = m->stmt->kind;
-    key_rel *k = &m->keys[col];
-    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
-        if (k->given)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "%s cannot be restricted by more than one relation if it includes "
-                              "an %s",
-                              c->name, r->op == CQL_OP_EQ ? "Equal" : "IN");
-        k->given = 1;
-        k->vals = r->values;
-        k->n = r->n_values;
-        k->in_marker = r->in_marker;
-        if (r->in_marker) {
-            eng_type *lt = eng_type_new_list(eng_type_dup(c->type), 1);
-            const eng_type *kept = cql_plan_keep_type(a->plan, lt);
-            if (!kept)
-                return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
-            char name[300];
-            snprintf(name, sizeof name, "in(%s)", c->name);
-            cql_bind_marker(a, r->values[0], kept, m->ks, m->table, name);
-            return 0;
-        }
-        for (int i = 0; i < r->n_values; i++) {
-            int rc = cql_bind_term(a, r->values[i], c->type, m->ks, m->table, c->name);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
-    if (c->kind == ENG_COL_PARTITION)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Only EQ and IN relation are supported on the partition key (unless you "
-                          "use the token() function) for %s statements",
-                          kind_name(kind));
-    if (kind != CQL_S_DELETE || r->op < CQL_OP_LT || r->op > CQL_OP_GE)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Slice restrictions are not supported on the clustering columns in %s "
-                          "statements",
-                          kind_name(kind));
-    /* DELETE range: a slice on the column right after the = / IN prefix. */
-    if (m->has_slice && m->keys[col].given != 2)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Column \"%s\" cannot be restricted by both an equality and an "
-                          "inequality relation",
-                          c->name);
-    m->has_slice = 1;
-    k->given = 2;
-    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
-    if (lower) {
-        m->slice_lo = r->values[0];
-        m->lo_incl = r->op == CQL_OP_GE;
-    } else {
-        m->slice_hi = r->values[0];
-        m->hi_incl = r->op == CQL_OP_LE;
-    }
-    return cql_bind_term(a, r->values[0], c->type, m->ks, m->table, c->name);
-}
-
-static int analyze_where(cql_analysis *a, mod_plan *m, const cql_relation *where, int n)
-{
-    const eng_table *t = m->t;
-    for (int i = 0; i < n; i++) {
-        const cql_relation *r = &where[i];
-        if (r->kind == CQL_REL_TOKEN)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "The token function cannot be used in WHERE clauses for %s "
-                              "statements",
-                              kind_name(m->stmt->kind));
-        if (r->kind != CQL_REL_COLUMN)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Multi-column relations are not supported in %s statements",
-                              kind_name(m->stmt->kind));
-        int col;
-        int rc = cql_resolve_column(a, t, r->cols[0], &col);
-        if (rc)
-            return rc;
-        if (!is_key(t, col))
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Non PRIMARY KEY columns found in where clause: %s ",
-                              t->cols[col].name);
-        if ((rc = where_key(a, m, r, col)))
-            return rc;
-    }
-    for (int i = 0; i < t->n_pk; i++)
-        if (!m->keys[i].given)
-            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk, m->keys);
-    /* The clustering columns restricted by = / IN form a prefix; a slice may follow it. */
-    int i = t->n_pk;
-    while (i < t->n_pk + t->n_ck && m->keys[i].given == 1)
-        i++;
-    m->n_ck_given = i - t->n_pk;
-    for (int j = i + (m->has_slice ? 1 : 0); j < t->n_pk + t->n_ck; j++)
-        if (m->keys[j].given)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "PRIMARY KEY column \"%s\" cannot be restricted as preceding column "
-                              "\"%s\" is not restricted",
-                              t->cols[j].name, t->cols[j - 1].name);
-    if (m->has_slice && m->keys[i].given != 2)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "PRIMARY KEY column \"%s\" cannot be restricted as preceding column "
-                          "\"%s\" is not restricted",
-                          t->cols[i].name, t->cols[i - 1].name);
-    return 0;
 }
 
 /* ---- USING ---- */
@@ -507,16 +365,14 @@ static int analyze_insert_json(cql_analysis *a, mod_plan *m, const cql_insert *i
     int rc = cql_bind_term(a, in->json, &text_type, m->ks, m->table, CQL_JSON_COLUMN);
     for (uint32_t i = 0; !rc && i < t->n_cols; i++) {
         if (is_key(t, (int)i)) {
-            key_rel *k = &m->keys[i];
-            k->given = 1;
-            k->n = 1;
-            k->from_json = 1;
+            cql_restrict_insert_json(&m->r, (int)i);
         } else {
             mod_op op = {(int)i, ENG_OP_SET, NULL, NULL, NULL, t->cols[i].type, 0, 1};
             rc = add_op(a, m, op, NULL);
         }
     }
-    m->n_ck_given = t->n_ck;
+    if (!rc)
+        rc = cql_restrict_insert_done(a, &m->r);
     m->insert_marker = 1;
     return rc;
 }
@@ -544,12 +400,7 @@ static int analyze_insert(cql_analysis *a, mod_plan *m)
         if (rc)
             return rc;
         if (is_key(t, col)) {
-            key_rel *k = &m->keys[col];
-            k->given = 1;
-            k->vals = &in->values[i];
-            k->n = 1;
-            rc = cql_bind_term(a, in->values[i], t->cols[col].type, m->ks, m->table,
-                               t->cols[col].name);
+            rc = cql_restrict_insert_value(a, &m->r, col, &in->values[i]);
         } else {
             mod_op op = {col, ENG_OP_SET, NULL, in->values[i], NULL, t->cols[col].type, 0, 0};
             rc = add_op(a, m, op, NULL);
@@ -557,15 +408,9 @@ static int analyze_insert(cql_analysis *a, mod_plan *m)
         if (rc)
             return rc;
     }
-    for (int i = 0; i < t->n_pk; i++)
-        if (!m->keys[i].given)
-            return column_list(a, t, "Some partition key parts are missing: ", 0, t->n_pk, m->keys);
-    int i = t->n_pk;
-    while (i < t->n_pk + t->n_ck && m->keys[i].given)
-        i++;
-    m->n_ck_given = i - t->n_pk;
+    int rc = cql_restrict_insert_done(a, &m->r);
     m->insert_marker = 1;
-    return 0;
+    return rc;
 }
 
 /* ---- conditions ---- */
@@ -733,11 +578,12 @@ static int check_conditional(cql_analysis *a, const mod_plan *m)
 
 /*
  * Which rows the statement writes, with Cassandra's checks in its order:
- * StatementRestrictions (static-only statements take no clustering
- * restriction; UPDATE and INSERT need the whole clustering key), the
- * ModificationStatement constructor (check_conditional), then
- * DeleteStatement's (a conditional DELETE without the full primary key may
- * only touch statics), then the range-deletion rule of addUpdateForKey.
+ * StatementRestrictions (cql_restrict_check_written: static-only statements
+ * take no clustering restriction; UPDATE and INSERT need the whole
+ * clustering key), the ModificationStatement constructor
+ * (check_conditional), then DeleteStatement's (a conditional DELETE without
+ * the full primary key may only touch statics), then the range-deletion
+ * rule of addUpdateForKey.
  */
 static int finish_shape(cql_analysis *a, mod_plan *m)
 {
@@ -756,18 +602,16 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
         else
             cond_regular = 1;
     }
-    int ck_restricted = m->n_ck_given > 0 || m->has_slice;
-    int full_ck = m->n_ck_given == t->n_ck && !m->has_slice;
+    const cql_restrictions *r = &m->r;
+    int ck_restricted = r->n_ck_eq > 0 || r->ck_slice;
+    int full_ck = r->n_ck_eq == t->n_ck && !r->ck_slice;
     /* ModificationStatement.appliesOnlyToStaticColumns */
     int only_static = !writes_regular && !cond_regular && (writes_static || cond_static);
     m->updates_regular = t->n_ck == 0 || ck_restricted;
     m->updates_static = writes_static;
-    if (only_static && t->n_ck > 0 && ck_restricted && kind != CQL_S_INSERT)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid restrictions on clustering columns since the %s statement "
-                          "modifies only static columns",
-                          kind_name(kind));
-    int rc;
+    int rc = cql_restrict_check_written(a, r, only_static);
+    if (rc)
+        return rc;
     if (kind == CQL_S_DELETE) {
         if ((rc = check_conditional(a, m)))
             return rc;
@@ -782,7 +626,7 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
                               "equality relations in order to use IF condition on non static "
                               "columns");
         if (!m->n_ops) {
-            if (m->has_slice || (!full_ck && m->n_ck_given > 0))
+            if (r->ck_slice || (!full_ck && r->n_ck_eq > 0))
                 return 0; /* range deletion */
             m->delete_row = t->n_ck > 0 && full_ck;
             m->delete_partition = !m->delete_row;
@@ -794,16 +638,7 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
         m->static_only = !full_ck;
         return 0;
     }
-    if (only_static && t->n_ck > 0 && !full_ck) {
-        if (kind == CQL_S_INSERT && m->n_ck_given > 0)
-            return column_list(a, t, "Some clustering keys are missing: ", t->n_pk,
-                               t->n_pk + t->n_ck, m->keys);
-        m->static_only = 1;
-        return check_conditional(a, m);
-    }
-    if (!full_ck)
-        return column_list(a, t, "Some clustering keys are missing: ", t->n_pk, t->n_pk + t->n_ck,
-                           m->keys);
+    m->static_only = !full_ck; /* the static row alone (the check above let it through) */
     return check_conditional(a, m);
 }
 
@@ -834,9 +669,8 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
     m->t = t;
     m->ks = t->ks;
     m->table = t->name;
-    m->keys = cql_plan_zalloc(a, (size_t)(t->n_pk + t->n_ck) * sizeof *m->keys);
-    if (!m->keys)
-        return ENG_E_NOMEM;
+    if ((rc = cql_restrict_init(a, &m->r, t, st->kind)))
+        return rc;
     if (st->kind == CQL_S_INSERT) {
         const cql_insert *in = &st->u.insert;
         rc = analyze_insert(a, m);
@@ -852,7 +686,7 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
         for (int i = 0; !rc && i < u->n_sets; i++)
             rc = analyze_set(a, m, &u->sets[i]);
         if (!rc)
-            rc = analyze_where(a, m, u->where, u->n_where);
+            rc = cql_restrict_where(a, &m->r, u->where, u->n_where, 0);
     } else {
         const cql_delete *d = &st->u.del;
         if (d->using.ttl)
@@ -875,7 +709,7 @@ static int analyze_one(cql_analysis *a, const cql_stmt *st, mod_plan **out)
                 rc = add_op(a, m, (mod_op){col, ENG_OP_DELETE, NULL, NULL, NULL, NULL, 0, 0}, NULL);
         }
         if (!rc)
-            rc = analyze_where(a, m, d->where, d->n_where);
+            rc = cql_restrict_where(a, &m->r, d->where, d->n_where, 0);
     }
     if (!rc && st->kind != CQL_S_INSERT && t->is_counter && st->kind == CQL_S_UPDATE)
         for (int i = 0; i < m->n_ops; i++)
@@ -964,7 +798,7 @@ static int eval_json(cql_exec *x, const mod_plan *m, eng_val **out)
 /* The candidate values of one key column (several for IN), sorted and deduplicated. */
 static int eval_key(cql_exec *x, const mod_plan *m, int col, const eng_val *json, key_values *out)
 {
-    const key_rel *k = &m->keys[col];
+    const cql_key_restriction *k = &m->r.keys[col];
     const eng_column *c = &m->t->cols[col];
     out->n = 0;
     if (k->from_json) {
@@ -1182,7 +1016,7 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    for (int i = 0; !rc && i < t->n_pk + m->n_ck_given; i++)
+    for (int i = 0; !rc && i < t->n_pk + m->r.n_ck_eq; i++)
         rc = eval_key(x, m, i, json, &kv[i]);
     int64_t ts;
     int32_t ttl;
@@ -1212,7 +1046,7 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
     int clustering_rows = !m->static_only && !m->delete_partition &&
                           (is_range || n_regular || m->insert_marker || m->delete_row);
     uint32_t n_parts = combinations(kv, 0, t->n_pk);
-    uint32_t n_rows = clustering_rows ? combinations(kv, t->n_pk, m->n_ck_given) : 0;
+    uint32_t n_rows = clustering_rows ? combinations(kv, t->n_pk, m->r.n_ck_eq) : 0;
     if (n_parts * (uint64_t)(n_rows ? n_rows : 1) > 65536)
         return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
                           (unsigned long long)n_parts * n_rows);
@@ -1235,29 +1069,31 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
             eng_val *ck = eng_arena_alloc(&x->arena, (size_t)(t->n_ck + 1) * sizeof *ck);
             if (!ck)
                 return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-            combination(kv, t->n_pk, m->n_ck_given, r, ck);
+            combination(kv, t->n_pk, m->r.n_ck_eq, r, ck);
             if (is_range) {
-                int n = m->n_ck_given;
+                int n = m->r.n_ck_eq;
                 eng_val *hi = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *hi);
                 if (!hi)
                     return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
                 memcpy(hi, ck, (size_t)n * sizeof *hi);
                 eng_slice s = {{ck, (uint16_t)n, 1}, {hi, (uint16_t)n, 1}};
                 const eng_column *c = &t->cols[t->n_pk + n];
-                if (m->slice_lo) {
-                    if ((rc = cql_eval_val(x, m->slice_lo, c->type, c->name, &ck[n])))
+                /* the slice, if any, is on the column after the prefix */
+                const cql_key_restriction *sk = &m->r.keys[t->n_pk + n];
+                if (sk->lo) {
+                    if ((rc = cql_eval_val(x, sk->lo, c->type, c->name, &ck[n])))
                         return rc;
                     s.start.n = (uint16_t)(n + 1);
-                    s.start.inclusive = (uint8_t)m->lo_incl;
+                    s.start.inclusive = (uint8_t)sk->lo_incl;
                 }
-                if (m->slice_hi) {
-                    if ((rc = cql_eval_val(x, m->slice_hi, c->type, c->name, &hi[n])))
+                if (sk->hi) {
+                    if ((rc = cql_eval_val(x, sk->hi, c->type, c->name, &hi[n])))
                         return rc;
                     s.end.n = (uint16_t)(n + 1);
-                    s.end.inclusive = (uint8_t)m->hi_incl;
+                    s.end.inclusive = (uint8_t)sk->hi_incl;
                 }
                 /* In clustering order a DESC column's lower value comes last. */
-                if (c->desc && (m->slice_lo || m->slice_hi)) {
+                if (c->desc && (sk->lo || sk->hi)) {
                     eng_bound tmp = s.start;
                     s.start = s.end;
                     s.end = tmp;
@@ -1407,15 +1243,6 @@ static int cas_add(cql_exec *x, cas_builder *b, const eng_table *t, const eng_va
     return 0;
 }
 
-/* Whether key columns [from, to) have an IN restriction (a marker's list, whatever its size). */
-static int has_in(const mod_plan *m, int from, int to)
-{
-    for (int i = from; i < to; i++)
-        if (m->keys[i].given == 1 && (m->keys[i].n != 1 || m->keys[i].in_marker))
-            return 1;
-    return 0;
-}
-
 /*
  * The key checks of makeCasRequest, at execution and in its order: no IN on
  * the partition key, then (batch members, `first` not NULL) the partition of
@@ -1427,7 +1254,7 @@ static int check_cas_keys(cql_exec *x, const mod_plan *m, const eng_val **first)
 {
     const eng_table *t = m->t;
     const char *what = m->stmt->kind == CQL_S_UPDATE ? "updates" : "deletions";
-    if (has_in(m, 0, t->n_pk)) {
+    if (cql_restrict_has_in(&m->r, 0, t->n_pk)) {
         if (first)
             return eng_errorf(x->err, ENG_E_SERVER,
                               "java.lang.IllegalArgumentException: Batch with conditions cannot "
@@ -1456,7 +1283,7 @@ static int check_cas_keys(cql_exec *x, const mod_plan *m, const eng_val **first)
                                   "Batch with conditions cannot span multiple partitions");
         }
     }
-    if (has_in(m, t->n_pk, t->n_pk + t->n_ck))
+    if (cql_restrict_has_in(&m->r, t->n_pk, t->n_pk + t->n_ck))
         return eng_errorf(x->err, ENG_E_INVALID,
                           "IN on the clustering key columns is not supported with conditional %s",
                           what);
@@ -1476,11 +1303,11 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    for (int k = 0; !rc && k < t->n_pk + m->n_ck_given; k++)
+    for (int k = 0; !rc && k < t->n_pk + m->r.n_ck_eq; k++)
         rc = eval_key(x, m, k, json, &kv[k]); /* one value each: check_cas_keys refused IN */
     if (rc)
         return rc;
-    combination(kv, 0, t->n_pk + m->n_ck_given, 0, key);
+    combination(kv, 0, t->n_pk + m->r.n_ck_eq, 0, key);
     if (!b->pk)
         b->pk = key;
     eng_condition *conds = NULL;
@@ -1498,7 +1325,7 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
         if (t->cols[conds[i].col].kind == ENG_COL_STATIC)
             sorted[n_regular + n_static++] = conds[i];
     int kind = m->if_exists ? CAS_EXISTS : m->if_not_exists ? CAS_NOT_EXISTS : CAS_COLUMNS;
-    if (m->static_only || m->n_ck_given < t->n_ck) /* no clustering named: the static row */
+    if (m->static_only || m->r.n_ck_eq < t->n_ck) /* no clustering named: the static row */
         return cas_add(x, b, t, NULL, kind, sorted, (uint32_t)m->n_conds);
     if ((n_regular || kind != CAS_COLUMNS) &&
         (rc = cas_add(x, b, t, key + t->n_pk, kind, sorted, n_regular)))

@@ -1,13 +1,14 @@
 /*
- * SELECT: Cassandra's restriction rules (facts §7.3-§7.9) turned into an
- * engine query — partitions by key (= / IN, sorted by key value) or by
- * token range, clustering slices in clustering order, ORDER BY as a
- * reversed read, LIMIT / PER PARTITION LIMIT, DISTINCT, static rows — and
- * the selection: columns, writetime(), ttl(), token(), count(*) and the
- * aggregates count / min / max / sum / avg, with Cassandra's column names.
- * Restrictions on regular columns (ALLOW FILTERING) and CONTAINS are
- * applied to each row the engine returns. Paging states carry the engine's
- * resume position and what remains of the LIMIT.
+ * SELECT: a restriction set (restrict.c's WHERE rules, facts §7.3-§7.9)
+ * turned into an engine query — partitions by key (= / IN, sorted by key
+ * value) or by token range, clustering slices in clustering order, ORDER BY
+ * as a reversed read, LIMIT / PER PARTITION LIMIT, DISTINCT, GROUP BY,
+ * static rows — and the selection: columns, writetime(), ttl(), token(),
+ * count(*) and the aggregates count / min / max / sum / avg, with
+ * Cassandra's column names. Restrictions on regular columns (ALLOW
+ * FILTERING) and CONTAINS are applied to each row the engine returns.
+ * Paging states carry the engine's resume position and what remains of the
+ * LIMIT.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "cql/exec/exec_int.h"
 #include "cql/exec/json.h"
 #include "cql/exec/literal.h"
+#include "cql/exec/restrict.h"
 #include "cql/exec/systables.h"
 #include "engine/value/token.h"
 
@@ -39,49 +41,12 @@ struct selector {
     int cast_to;            /* SEL_CAST: target kind */
 };
 
-/* A restriction checked on each row (regular / static columns, CONTAINS). */
-typedef struct row_filter {
-    int col;
-    int op;                 /* enum cql_op */
-    const cql_term *value;
-    const cql_term *key;    /* map element restriction m[k] = v */
-    const eng_type *type;   /* type of value */
-    cql_term **in_vals;     /* op IN: the list (or one marker for IN ?) */
-    int n_in;
-    int in_marker;
-} row_filter;
-
-typedef struct col_rel {
-    int given;              /* 1: = or IN; 2: slice */
-    cql_term **vals;
-    int n;
-    int in_marker;
-    const cql_term *lo, *hi;
-    int lo_incl, hi_incl;
-} col_rel;
-
 typedef struct select_plan {
     const eng_table *t;
     selector *sels;
     int n_sels;
     int aggregate;          /* every selector aggregates: one row */
-    col_rel *rels;          /* per key column */
-    int n_ck_eq;            /* clustering prefix by = / IN */
-    int ck_slice;           /* a slice on clustering column n_ck_eq */
-    int has_pk;             /* partition key fully restricted by = / IN */
-    const cql_term *tok_lo, *tok_hi;
-    int tok_lo_incl, tok_hi_incl;
-    row_filter *filters;
-    int n_filters;
-    /* (c1, c2, ...) relations on clustering columns starting at multi_first */
-    int multi_first, multi_n;
-    cql_term **multi_eq;    /* = (tuple) or IN ((tuple), ...): prefixes */
-    int n_multi_eq;
-    int multi_in_marker;
-    const cql_term *multi_lo, *multi_hi;
-    int multi_lo_n, multi_hi_n;
-    int multi_lo_incl, multi_hi_incl;
-    int multi_mixed;        /* the columns' directions differ: rows are checked one by one */
+    cql_restrictions r;     /* the WHERE clause (restrict.c) */
     int reversed;
     int order_with_in;      /* ORDER BY with IN on the partition key: rows need a sort */
     const cql_term *limit, *ppl;
@@ -364,415 +329,12 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
     return 0;
 }
 
-/* ---- WHERE ---- */
-
-static int bind_values(cql_analysis *a, const eng_table *t, const eng_column *c,
-                       const cql_relation *r)
-{
-    if (r->in_marker) {
-        eng_type *lt = eng_type_new_list(eng_type_dup(c->type), 1);
-        const eng_type *kept = cql_plan_keep_type(a->plan, lt);
-        if (!kept)
-            return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
-        char name[300];
-        snprintf(name, sizeof name, "in(%s)", c->name);
-        cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
-        return 0;
-    }
-    for (int i = 0; i < r->n_values; i++) {
-        int rc = cql_bind_term(a, r->values[i], c->type, t->ks, t->name, c->name);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-static int add_filter(cql_analysis *a, select_plan *sp, row_filter f)
-{
-    row_filter *fs = cql_plan_zalloc(a, (size_t)(sp->n_filters + 1) * sizeof *fs);
-    if (!fs)
-        return ENG_E_NOMEM;
-    if (sp->n_filters)
-        memcpy(fs, sp->filters, (size_t)sp->n_filters * sizeof *fs);
-    fs[sp->n_filters++] = f;
-    sp->filters = fs;
-    return 0;
-}
-
-static int token_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
-{
-    const eng_table *t = sp->t;
-    if (r->n_cols != t->n_pk)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "The token() function must be applied to all partition key components "
-                          "or none of them");
-    for (int i = 0; i < r->n_cols; i++) {
-        int col;
-        int rc = cql_resolve_column(a, t, r->cols[i], &col);
-        if (rc)
-            return rc;
-        if (col >= t->n_pk)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "The token() function must contains only partition key components");
-        if (col != i) {
-            eng_buf b = ENG_BUF_INIT;
-            for (int j = 0; j < t->n_pk; j++)
-                eng_buf_printf(&b, "%s%s", j ? ", " : "", t->cols[j].name);
-            rc = eng_errorf(a->err, ENG_E_INVALID,
-                            "The token function arguments must be in the partition key order: %s",
-                            eng_buf_cstr(&b) ? (char *)b.p : "");
-            eng_buf_free(&b);
-            return rc;
-        }
-    }
-    const cql_term *v = r->values[0];
-    switch (r->op) {
-    case CQL_OP_EQ:
-        sp->tok_lo = sp->tok_hi = v;
-        sp->tok_lo_incl = sp->tok_hi_incl = 1;
-        break;
-    case CQL_OP_GT:
-    case CQL_OP_GE:
-        sp->tok_lo = v;
-        sp->tok_lo_incl = r->op == CQL_OP_GE;
-        break;
-    case CQL_OP_LT:
-    case CQL_OP_LE:
-        sp->tok_hi = v;
-        sp->tok_hi_incl = r->op == CQL_OP_LE;
-        break;
-    default:
-        return eng_errorf(a->err, ENG_E_INVALID, "%s cannot be used with the token function",
-                          r->op == CQL_OP_IN ? "IN" : "CONTAINS");
-    }
-    if (v->kind == CQL_T_FUNCTION && !strcasecmp(v->name, "token")) {
-        /* token(literal, ...) on the right: the token of those key values */
-        if (v->n_items != t->n_pk)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Invalid number of arguments in call to function system.token: %d "
-                              "required but %d provided",
-                              t->n_pk, v->n_items);
-        for (int i = 0; i < v->n_items; i++) {
-            int rc = cql_bind_term(a, v->items[i], t->cols[i].type, t->ks, t->name,
-                                   t->cols[i].name);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
-    return cql_bind_term(a, v, &bigint_type, t->ks, t->name, "partition key token");
-}
-
-static int key_relation(cql_analysis *a, select_plan *sp, const cql_relation *r, int col)
-{
-    const eng_table *t = sp->t;
-    const eng_column *c = &t->cols[col];
-    col_rel *k = &sp->rels[col];
-    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
-        if (k->given == 2)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Column \"%s\" cannot be restricted by both an equality and an "
-                              "inequality relation",
-                              c->name);
-        if (k->given)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "%s cannot be restricted by more than one relation if it includes "
-                              "%s",
-                              c->name, k->n == 1 && !k->in_marker ? "an Equal" : "a IN");
-        k->given = 1;
-        k->vals = r->values;
-        k->n = r->n_values;
-        k->in_marker = r->in_marker;
-        return bind_values(a, t, c, r);
-    }
-    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Clustering columns can only be restricted with CONTAINS with a "
-                          "secondary index or filtering");
-    if (k->given == 1)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Column \"%s\" cannot be restricted by both an equality and an "
-                          "inequality relation",
-                          c->name);
-    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
-    if ((lower && k->lo) || (!lower && k->hi))
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "More than one restriction was found for the %s bound on %s",
-                          lower ? "start" : "end", c->name);
-    k->given = 2;
-    if (lower) {
-        k->lo = r->values[0];
-        k->lo_incl = r->op == CQL_OP_GE;
-    } else {
-        k->hi = r->values[0];
-        k->hi_incl = r->op == CQL_OP_LE;
-    }
-    return bind_values(a, t, c, r);
-}
-
-/* The tuple type of columns [first, first + n), owned by the plan. */
-static const eng_type *tuple_of(cql_analysis *a, const eng_table *t, int first, int n)
-{
-    eng_type *comps[64];
-    for (int i = 0; i < n && i < 64; i++)
-        comps[i] = eng_type_dup(t->cols[first + i].type);
-    return cql_plan_keep_type(a->plan, eng_type_new_tuple(comps, n));
-}
-
-static int bind_tuple(cql_analysis *a, const eng_table *t, int first, int n, const cql_term *v,
-                      const eng_type *tt, const char *name)
-{
-    if (v->kind == CQL_T_TUPLE) {
-        if (v->n_items != n)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Expected %d elements in value tuple, but got %d", n, v->n_items);
-        for (int i = 0; i < n; i++) {
-            int rc = cql_bind_term(a, v->items[i], t->cols[first + i].type, t->ks, t->name,
-                                   t->cols[first + i].name);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
-    if (v->kind == CQL_T_BIND) {
-        cql_bind_marker(a, v, tt, t->ks, t->name, name);
-        return 0;
-    }
-    return eng_errorf(a->err, ENG_E_INVALID, "Invalid value for a multi-column relation");
-}
-
-/* (c1, c2) = / IN / < ... on clustering columns in their order (MultiColumnRelation). */
-static int multi_relation(cql_analysis *a, select_plan *sp, const cql_relation *r)
-{
-    const eng_table *t = sp->t;
-    int first = -1;
-    char name[600] = "(";
-    for (int i = 0; i < r->n_cols; i++) {
-        int col;
-        int rc = cql_resolve_column(a, t, r->cols[i], &col);
-        if (rc)
-            return rc;
-        if (t->cols[col].kind != ENG_COL_CLUSTERING)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Multi-column relations can only be applied to clustering columns "
-                              "but was applied to: %s",
-                              t->cols[col].name);
-        if (i == 0)
-            first = col;
-        else if (col != first + i)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Clustering columns must appear in the PRIMARY KEY order in "
-                              "multi-column relations: %s",
-                              t->cols[col].name);
-        snprintf(name + strlen(name), sizeof name - strlen(name), "%s%s", i ? "," : "",
-                 t->cols[col].name);
-    }
-    strncat(name, ")", sizeof name - strlen(name) - 1);
-    int n = r->n_cols;
-    if (sp->multi_n && (sp->multi_first != first || sp->multi_n != n))
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Mixing multi-column relations on different column sets is not "
-                          "supported");
-    sp->multi_first = first;
-    sp->multi_n = n;
-    const eng_type *tt = tuple_of(a, t, first, n);
-    if (!tt)
-        return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
-    int rc = 0;
-    if (r->op == CQL_OP_EQ || r->op == CQL_OP_IN) {
-        if (sp->multi_eq || sp->multi_lo || sp->multi_hi)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "%s cannot be restricted by more than one relation if it includes "
-                              "an Equal",
-                              t->cols[first].name);
-        sp->multi_eq = r->values;
-        sp->n_multi_eq = r->n_values;
-        sp->multi_in_marker = r->in_marker;
-        if (r->in_marker) {
-            eng_type *lt = eng_type_new_list(eng_type_dup(tt), 1);
-            const eng_type *kept = cql_plan_keep_type(a->plan, lt);
-            if (!kept)
-                return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
-            cql_bind_marker(a, r->values[0], kept, t->ks, t->name, name);
-            return 0;
-        }
-        for (int i = 0; i < r->n_values && !rc; i++)
-            rc = bind_tuple(a, t, first, n, r->values[i], tt, name);
-        for (int i = 0; i < n; i++)
-            sp->rels[first + i].given = 1;
-        return rc;
-    }
-    if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
-        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
-    int lower = r->op == CQL_OP_GT || r->op == CQL_OP_GE;
-    if (lower) {
-        sp->multi_lo = r->values[0];
-        sp->multi_lo_n = n;
-        sp->multi_lo_incl = r->op == CQL_OP_GE;
-    } else {
-        sp->multi_hi = r->values[0];
-        sp->multi_hi_n = n;
-        sp->multi_hi_incl = r->op == CQL_OP_LE;
-    }
-    sp->rels[first].given = 2;
-    for (int i = 1; i < n; i++)
-        if (t->cols[first + i].desc != t->cols[first].desc)
-            sp->multi_mixed = 1;
-    return bind_tuple(a, t, first, n, r->values[0], tt, name);
-}
-
-/* A key restriction the read cannot use becomes a check on each row (ALLOW FILTERING). */
-static int key_to_filters(cql_analysis *a, select_plan *sp, int col)
-{
-    col_rel *k = &sp->rels[col];
-    const eng_type *ty = sp->t->cols[col].type;
-    int rc = 0;
-    if (k->given == 1) {
-        row_filter f = {col, k->n == 1 && !k->in_marker ? CQL_OP_EQ : CQL_OP_IN,
-                        k->n ? k->vals[0] : NULL, NULL, ty, k->vals, k->n, k->in_marker};
-        rc = add_filter(a, sp, f);
-    } else {
-        if (k->lo)
-            rc = add_filter(a, sp, (row_filter){col, k->lo_incl ? CQL_OP_GE : CQL_OP_GT, k->lo,
-                                                NULL, ty, NULL, 0, 0});
-        if (!rc && k->hi)
-            rc = add_filter(a, sp, (row_filter){col, k->hi_incl ? CQL_OP_LE : CQL_OP_LT, k->hi,
-                                                NULL, ty, NULL, 0, 0});
-    }
-    memset(k, 0, sizeof *k);
-    return rc;
-}
-
-static const char *FILTERING_MSG =
-    "Cannot execute this query as it might involve data filtering and thus may have "
-    "unpredictable performance. If you want to execute this query despite the performance "
-    "unpredictability, use ALLOW FILTERING";
-
-static int analyze_where(cql_analysis *a, select_plan *sp, const cql_select *s)
-{
-    const eng_table *t = sp->t;
-    int needs_filtering = 0;
-    for (int i = 0; i < s->n_where; i++) {
-        const cql_relation *r = &s->where[i];
-        int rc;
-        if (r->kind == CQL_REL_TOKEN) {
-            if ((rc = token_relation(a, sp, r)))
-                return rc;
-            continue;
-        }
-        if (r->kind == CQL_REL_MULTI) {
-            if ((rc = multi_relation(a, sp, r)))
-                return rc;
-            continue;
-        }
-        if (r->kind != CQL_REL_COLUMN)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Element relations are not supported in WHERE clauses here");
-        if (r->op == CQL_OP_NE) {
-            eng_buf b = ENG_BUF_INIT;
-            cql_term_text(r->values[0], &b);
-            rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s != %s",
-                            r->cols[0], eng_buf_cstr(&b) ? (char *)b.p : "?");
-            eng_buf_free(&b);
-            return rc;
-        }
-        int col;
-        if ((rc = cql_resolve_column(a, t, r->cols[0], &col)))
-            return rc;
-        const eng_column *c = &t->cols[col];
-        if (c->kind == ENG_COL_PARTITION || c->kind == ENG_COL_CLUSTERING) {
-            if (c->kind == ENG_COL_PARTITION && r->op != CQL_OP_EQ && r->op != CQL_OP_IN) {
-                needs_filtering = 1;
-                if (!s->allow_filtering)
-                    break;
-                /* Since CASSANDRA-11031 (3.10) a slice on a partition key column is a filter of
-                   a range scan when the query allows filtering. */
-                if (r->op < CQL_OP_LT || r->op > CQL_OP_GE)
-                    return eng_errorf(a->err, ENG_E_INVALID,
-                                      "Only EQ and IN relation are supported on the partition key "
-                                      "(unless you use the token() function)");
-            }
-            if ((rc = key_relation(a, sp, r, col)))
-                return rc;
-            continue;
-        }
-        needs_filtering = 1;
-        const eng_type *vt = c->type;
-        if (r->op == CQL_OP_CONTAINS && eng_type_is_collection(c->type))
-            vt = c->type->kind == ENG_MAP ? c->type->sub[1] : c->type->sub[0];
-        else if (r->op == CQL_OP_CONTAINS_KEY && c->type->kind == ENG_MAP)
-            vt = c->type->sub[0];
-        else if (r->op == CQL_OP_CONTAINS || r->op == CQL_OP_CONTAINS_KEY)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Cannot use CONTAINS on non-collection column %s", c->name);
-        if (r->op == CQL_OP_IN || r->op == CQL_OP_LIKE || r->op == CQL_OP_IS_NOT_NULL ||
-            r->op == CQL_OP_NE)
-            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s",
-                              c->name);
-        if ((rc = cql_bind_term(a, r->values[0], vt, t->ks, t->name, c->name)) ||
-            (rc = add_filter(a, sp, (row_filter){col, r->op, r->values[0], NULL, vt, NULL, 0, 0})))
-            return rc;
-    }
-    /* Partition key: all columns by = / IN, or none (a range scan). */
-    int pk_given = 0, pk_any = 0;
-    for (int i = 0; i < t->n_pk; i++) {
-        pk_given += sp->rels[i].given == 1;
-        pk_any += sp->rels[i].given != 0;
-    }
-    sp->has_pk = pk_given == t->n_pk;
-    if (pk_any && !sp->has_pk) {
-        needs_filtering = 1;
-        if (s->allow_filtering)
-            for (int i = 0; i < t->n_pk; i++)
-                if (sp->rels[i].given) {
-                    int rc = key_to_filters(a, sp, i);
-                    if (rc)
-                        return rc;
-                }
-    }
-    /* Clustering: = / IN prefix, then at most one slice. */
-    int i = t->n_pk;
-    while (i < t->n_pk + t->n_ck && sp->rels[i].given == 1)
-        i++;
-    sp->n_ck_eq = i - t->n_pk;
-    if (i < t->n_pk + t->n_ck && sp->rels[i].given == 2) {
-        sp->ck_slice = 1;
-        i++;
-    }
-    for (int j = i; j < t->n_pk + t->n_ck; j++)
-        if (sp->rels[j].given && s->allow_filtering) {
-            needs_filtering = 1;
-            int rc = key_to_filters(a, sp, j);
-            if (rc)
-                return rc;
-        } else if (sp->rels[j].given) {
-            if (sp->has_pk && !s->allow_filtering) {
-                const eng_column *prev = &t->cols[j - 1];
-                if (sp->rels[j - 1].given == 2)
-                    return eng_errorf(a->err, ENG_E_INVALID,
-                                      "Clustering column \"%s\" cannot be restricted (preceding "
-                                      "column \"%s\" is restricted by a non-EQ relation)",
-                                      t->cols[j].name, prev->name);
-                return eng_errorf(a->err, ENG_E_INVALID,
-                                  "PRIMARY KEY column \"%s\" cannot be restricted as preceding "
-                                  "column \"%s\" is not restricted",
-                                  t->cols[j].name, prev->name);
-            }
-            needs_filtering = 1;
-        }
-    if (!sp->has_pk && (sp->n_ck_eq || sp->ck_slice))
-        needs_filtering = 1;
-    if (needs_filtering && !s->allow_filtering)
-        return eng_errorf(a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
-    return 0;
-}
-
 static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
 {
     const eng_table *t = sp->t;
     if (!s->n_order_by)
         return 0;
-    if (!sp->has_pk)
+    if (!sp->r.has_pk)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "ORDER BY is only supported when the partition key is restricted by an "
                           "EQ or an IN.");
@@ -787,7 +349,7 @@ static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
                               "Order by is currently only supported on the clustered columns of "
                               "the PRIMARY KEY, got %s",
                               t->cols[col].name);
-        while (next < col && sp->rels[next].given == 1)
+        while (next < col && sp->r.keys[next].given == CQL_RESTRICT_EQ)
             next++;
         if (col != next)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -801,7 +363,7 @@ static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
     }
     sp->reversed = reversed > 0;
     for (int i = 0; i < t->n_pk; i++)
-        if (sp->rels[i].n > 1 || sp->rels[i].in_marker)
+        if (sp->r.keys[i].n > 1 || sp->r.keys[i].in_marker)
             sp->order_with_in = 1;
     return 0;
 }
@@ -823,8 +385,8 @@ static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *
                               "Group by is currently only supported on the columns of the PRIMARY "
                               "KEY, got %s",
                               t->cols[col].name);
-        while (next < col && sp->rels[next].given == 1 && sp->rels[next].n == 1 &&
-               !sp->rels[next].in_marker)
+        while (next < col && sp->r.keys[next].given == CQL_RESTRICT_EQ && sp->r.keys[next].n == 1 &&
+               !sp->r.keys[next].in_marker)
             next++;
         if (col != next)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -832,7 +394,7 @@ static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *
                               "declared order in the PRIMARY KEY");
         next++;
     }
-    if (next < t->n_pk && !sp->has_pk)
+    if (next < t->n_pk && !sp->r.has_pk)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Group by is not supported on only a part of the partition key");
     sp->group_n = next;
@@ -846,13 +408,13 @@ static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *
     if (!s->distinct)
         return 0;
     for (int i = t->n_pk; i < t->n_pk + t->n_ck; i++)
-        if (sp->rels[i].given)
+        if (sp->r.keys[i].given)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "SELECT DISTINCT with WHERE clause only supports restriction by "
                               "partition key and/or static columns.");
-    for (int i = 0; i < sp->n_filters; i++)
-        if (t->cols[sp->filters[i].col].kind != ENG_COL_STATIC &&
-            t->cols[sp->filters[i].col].kind != ENG_COL_PARTITION)
+    for (int i = 0; i < sp->r.n_filters; i++)
+        if (t->cols[sp->r.filters[i].col].kind != ENG_COL_STATIC &&
+            t->cols[sp->r.filters[i].col].kind != ENG_COL_PARTITION)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "SELECT DISTINCT with WHERE clause only supports restriction by "
                               "partition key and/or static columns.");
@@ -874,7 +436,7 @@ static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *
                               c->name);
         pk_selected += c->kind == ENG_COL_PARTITION;
     }
-    if (!sp->has_pk && pk_selected < t->n_pk)
+    if (!sp->r.has_pk && pk_selected < t->n_pk)
         for (int i = 0; i < t->n_pk; i++) {
             int found = 0;
             for (int j = 0; j < sp->n_sels; j++)
@@ -900,11 +462,11 @@ int cql_analyze_select(cql_analysis *a)
     if (!sp)
         return ENG_E_NOMEM;
     sp->t = t;
-    sp->rels = cql_plan_zalloc(a, (size_t)(t->n_pk + t->n_ck + 1) * sizeof *sp->rels);
-    if (!sp->rels)
-        return ENG_E_NOMEM;
+    if ((rc = cql_restrict_init(a, &sp->r, t, CQL_S_SELECT)))
+        return rc;
     a->plan->table = t;
-    if ((rc = analyze_selection(a, sp, s)) || (rc = analyze_where(a, sp, s)) ||
+    if ((rc = analyze_selection(a, sp, s)) ||
+        (rc = cql_restrict_where(a, &sp->r, s->where, s->n_where, s->allow_filtering)) ||
         (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)) ||
         (rc = analyze_group_by(a, sp, s)))
         return rc;
@@ -991,7 +553,7 @@ static double float_value(int kind, const eng_val *v)
 }
 
 /* 1 if the row's value satisfies the filter. */
-static int filter_holds(const row_filter *f, const eng_type *col_type, eng_val v, eng_val want)
+static int filter_holds(const cql_filter *f, const eng_type *col_type, eng_val v, eng_val want)
 {
     if (v.len < 0 || want.len < 0)
         return 0;
@@ -1024,8 +586,8 @@ static int filter_holds(const row_filter *f, const eng_type *col_type, eng_val v
 static int passes_filters(select_run *r, const eng_row_view *v)
 {
     const select_plan *sp = r->sp;
-    for (int i = 0; i < sp->n_filters; i++) {
-        const row_filter *f = &sp->filters[i];
+    for (int i = 0; i < sp->r.n_filters; i++) {
+        const cql_filter *f = &sp->r.filters[i];
         eng_val val;
         if (eng_view_column(v, (uint16_t)f->col, &val, NULL, NULL, r->x->err))
             return -1;
@@ -1036,7 +598,7 @@ static int passes_filters(select_run *r, const eng_row_view *v)
             continue;
         }
         int any = 0;
-        row_filter eq = *f;
+        cql_filter eq = *f;
         eq.op = CQL_OP_EQ;
         const filter_list *l = &r->filter_lists[i];
         for (int j = 0; j < l->n && !any; j++)
@@ -1264,7 +826,7 @@ static int tuple_cmp(const select_plan *sp, const eng_val *ck, const eng_val *b,
 {
     const eng_table *t = sp->t;
     for (int i = 0; i < n; i++) {
-        const eng_column *c = &t->cols[sp->multi_first + i];
+        const eng_column *c = &t->cols[sp->r.multi_first + i];
         const eng_val *x = &ck[c->position], *y = &b[i];
         int r = eng_type_compare(c->type, x->p, (size_t)x->len, y->p, (size_t)y->len);
         if (r)
@@ -1280,13 +842,13 @@ static int in_mixed_bounds(select_run *r, const eng_row_view *v)
     if (eng_view_clustering(v, &ck, r->x->err))
         return -1;
     if (r->mixed_lo) {
-        int c = tuple_cmp(sp, ck, r->mixed_lo, sp->multi_lo_n);
-        if (c < 0 || (c == 0 && !sp->multi_lo_incl))
+        int c = tuple_cmp(sp, ck, r->mixed_lo, sp->r.multi_lo_n);
+        if (c < 0 || (c == 0 && !sp->r.multi_lo_incl))
             return 0;
     }
     if (r->mixed_hi) {
-        int c = tuple_cmp(sp, ck, r->mixed_hi, sp->multi_hi_n);
-        if (c > 0 || (c == 0 && !sp->multi_hi_incl))
+        int c = tuple_cmp(sp, ck, r->mixed_hi, sp->r.multi_hi_n);
+        if (c > 0 || (c == 0 && !sp->r.multi_hi_incl))
             return 0;
     }
     return 1;
@@ -1469,7 +1031,8 @@ static int agg_result(select_run *r)
 }
 
 /* Candidate values of a key column restricted by = / IN: sorted, deduplicated. */
-static int eval_in(cql_exec *x, const eng_column *c, const col_rel *k, eng_val **out, int *n)
+static int eval_in(cql_exec *x, const eng_column *c, const cql_key_restriction *k, eng_val **out,
+                   int *n)
 {
     *n = 0;
     eng_val *vals;
@@ -1609,7 +1172,7 @@ static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
 static int eval_tuple(cql_exec *x, const select_plan *sp, const cql_term *v, eng_val *out, int n)
 {
     const eng_table *t = sp->t;
-    int first = sp->multi_first;
+    int first = sp->r.multi_first;
     if (v->kind == CQL_T_TUPLE) {
         for (int i = 0; i < n; i++) {
             int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
@@ -1645,18 +1208,18 @@ static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, 
                               eng_val **mhi)
 {
     const eng_table *t = sp->t;
-    int n = sp->multi_n;
-    if (sp->multi_first != t->n_pk)
+    int n = sp->r.multi_n;
+    if (sp->r.multi_first != t->n_pk)
         return eng_errorf(x->err, ENG_E_INVALID,
                           "Multi-column relations must start at the first clustering column here");
-    if (sp->multi_eq) {
-        uint32_t count = (uint32_t)sp->n_multi_eq;
-        const cql_term *const *tuples = (const cql_term *const *)sp->multi_eq;
+    if (sp->r.multi_eq) {
+        uint32_t count = (uint32_t)sp->r.n_multi_eq;
+        const cql_term *const *tuples = (const cql_term *const *)sp->r.multi_eq;
         eng_val list = {NULL, 0};
         eng_items it;
-        if (sp->multi_in_marker) {
-            const eng_type *lt = x->plan->binds[sp->multi_eq[0]->bind_index].type;
-            int rc = cql_eval_val(x, sp->multi_eq[0], lt, "in", &list);
+        if (sp->r.multi_in_marker) {
+            const eng_type *lt = x->plan->binds[sp->r.multi_eq[0]->bind_index].type;
+            int rc = cql_eval_val(x, sp->r.multi_eq[0], lt, "in", &list);
             if (rc)
                 return rc;
             int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
@@ -1669,7 +1232,7 @@ static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, 
             eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
             if (!vals)
                 return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-            if (sp->multi_in_marker) {
+            if (sp->r.multi_in_marker) {
                 eng_val tv;
                 eng_items_next(&it, &tv);
                 eng_items ti;
@@ -1710,20 +1273,20 @@ static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, 
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     memset(sl, 0, sizeof *sl);
     int rc = 0;
-    if (sp->multi_lo && !(rc = eval_tuple(x, sp, sp->multi_lo, lo, sp->multi_lo_n)))
-        sl->start = (eng_bound){lo, (uint16_t)sp->multi_lo_n, (uint8_t)sp->multi_lo_incl};
-    if (!rc && sp->multi_hi && !(rc = eval_tuple(x, sp, sp->multi_hi, hi, sp->multi_hi_n)))
-        sl->end = (eng_bound){hi, (uint16_t)sp->multi_hi_n, (uint8_t)sp->multi_hi_incl};
+    if (sp->r.multi_lo && !(rc = eval_tuple(x, sp, sp->r.multi_lo, lo, sp->r.multi_lo_n)))
+        sl->start = (eng_bound){lo, (uint16_t)sp->r.multi_lo_n, (uint8_t)sp->r.multi_lo_incl};
+    if (!rc && sp->r.multi_hi && !(rc = eval_tuple(x, sp, sp->r.multi_hi, hi, sp->r.multi_hi_n)))
+        sl->end = (eng_bound){hi, (uint16_t)sp->r.multi_hi_n, (uint8_t)sp->r.multi_hi_incl};
     if (rc)
         return rc;
-    if (sp->multi_mixed) {
+    if (sp->r.multi_mixed) {
         /* Directions differ: read the first column's range inclusively; rows are then compared
            as tuples in the columns' natural order (select_row). */
-        *mlo = sp->multi_lo ? lo : NULL;
-        *mhi = sp->multi_hi ? hi : NULL;
-        if (sp->multi_lo)
+        *mlo = sp->r.multi_lo ? lo : NULL;
+        *mhi = sp->r.multi_hi ? hi : NULL;
+        if (sp->r.multi_lo)
             sl->start = (eng_bound){lo, 1, 1};
-        if (sp->multi_hi)
+        if (sp->r.multi_hi)
             sl->end = (eng_bound){hi, 1, 1};
     }
     if (t->cols[t->n_pk].desc) {
@@ -1740,17 +1303,17 @@ static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_va
                         eng_val **mhi)
 {
     const eng_table *t = sp->t;
-    if (sp->multi_n)
+    if (sp->r.multi_n)
         return build_multi_slices(x, sp, q, mlo, mhi);
-    if (!sp->n_ck_eq && !sp->ck_slice)
+    if (!sp->r.n_ck_eq && !sp->r.ck_slice)
         return 0;
-    int n = sp->n_ck_eq;
+    int n = sp->r.n_ck_eq;
     eng_val **cands = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *cands);
     int *counts = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *counts);
     if (!cands || !counts)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
-        int rc = eval_in(x, &t->cols[t->n_pk + i], &sp->rels[t->n_pk + i], &cands[i], &counts[i]);
+        int rc = eval_in(x, &t->cols[t->n_pk + i], &sp->r.keys[t->n_pk + i], &cands[i], &counts[i]);
         if (rc)
             return rc;
     }
@@ -1764,8 +1327,8 @@ static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_va
     eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
     if (!slices)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    const eng_column *sc = sp->ck_slice ? &t->cols[t->n_pk + n] : NULL;
-    const col_rel *k = sp->ck_slice ? &sp->rels[t->n_pk + n] : NULL;
+    const eng_column *sc = sp->r.ck_slice ? &t->cols[t->n_pk + n] : NULL;
+    const cql_key_restriction *k = sp->r.ck_slice ? &sp->r.keys[t->n_pk + n] : NULL;
     eng_val lo = {NULL, ENG_NULL}, hi = {NULL, ENG_NULL};
     if (k && k->lo && (rc = cql_eval_val(x, k->lo, sc->type, sc->name, &lo)))
         return rc;
@@ -1810,7 +1373,7 @@ static int build_keys(cql_exec *x, const select_plan *sp, eng_query *q)
     if (!cands || !counts)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     for (int i = 0; i < t->n_pk; i++) {
-        int rc = eval_in(x, &t->cols[i], &sp->rels[i], &cands[i], &counts[i]);
+        int rc = eval_in(x, &t->cols[i], &sp->r.keys[i], &cands[i], &counts[i]);
         if (rc)
             return rc;
     }
@@ -1863,20 +1426,20 @@ static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
     q->token_lo_incl = q->token_hi_incl = 1;
     int64_t v;
     int rc;
-    if (sp->tok_lo) {
-        if ((rc = eval_token(x, sp->tok_lo, &v)))
+    if (sp->r.tok_lo) {
+        if ((rc = eval_token(x, sp->r.tok_lo, &v)))
             return rc;
         if (v != ENG_TOKEN_MIN) {
             q->token_lo = v;
-            q->token_lo_incl = (uint8_t)sp->tok_lo_incl;
+            q->token_lo_incl = (uint8_t)sp->r.tok_lo_incl;
         }
     }
-    if (sp->tok_hi) {
-        if ((rc = eval_token(x, sp->tok_hi, &v)))
+    if (sp->r.tok_hi) {
+        if ((rc = eval_token(x, sp->r.tok_hi, &v)))
             return rc;
         if (v != ENG_TOKEN_MIN) {
             q->token_hi = v;
-            q->token_hi_incl = (uint8_t)sp->tok_hi_incl;
+            q->token_hi_incl = (uint8_t)sp->r.tok_hi_incl;
         }
     }
     if (q->token_lo > q->token_hi ||
@@ -1988,7 +1551,7 @@ int cql_exec_select(cql_exec *x)
         return rc;
     q.per_partition_limit = ppl;
     int empty = 0;
-    if (sp->has_pk) {
+    if (sp->r.has_pk) {
         rc = build_keys(x, sp, &q);
         empty = rc == 1;
         rc = rc == 1 ? 0 : rc;
@@ -1997,7 +1560,7 @@ int cql_exec_select(cql_exec *x)
         empty = rc == 1;
         rc = rc == 1 ? 0 : rc;
     }
-    if (!rc && sp->has_pk && (sp->tok_lo || sp->tok_hi))
+    if (!rc && sp->r.has_pk && (sp->r.tok_lo || sp->r.tok_hi))
         rc = filter_keys_by_token(x, sp, &q, &empty);
     if (!rc) {
         rc = build_slices(x, sp, &q, &run.mixed_lo, &run.mixed_hi);
@@ -2010,21 +1573,22 @@ int cql_exec_select(cql_exec *x)
         return rc;
     /* A partition with statics and no rows yields one row unless rows are restricted. */
     int regular_filter = 0;
-    for (int i = 0; i < sp->n_filters; i++)
-        regular_filter |= t->cols[sp->filters[i].col].kind == ENG_COL_REGULAR;
+    for (int i = 0; i < sp->r.n_filters; i++)
+        regular_filter |= t->cols[sp->r.filters[i].col].kind == ENG_COL_REGULAR;
     q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
-    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(eng_val));
+    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->r.n_filters + 1) * sizeof(eng_val));
     run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
     if (!run.filter_vals || !run.aggs)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
-    run.filter_lists = eng_arena_alloc(&x->arena, (size_t)(sp->n_filters + 1) * sizeof(filter_list));
+    run.filter_lists =
+        eng_arena_alloc(&x->arena, (size_t)(sp->r.n_filters + 1) * sizeof(filter_list));
     if (!run.filter_lists)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    for (int i = 0; i < sp->n_filters; i++) {
-        const row_filter *f = &sp->filters[i];
+    for (int i = 0; i < sp->r.n_filters; i++) {
+        const cql_filter *f = &sp->r.filters[i];
         if (f->op == CQL_OP_IN) {
-            col_rel k = {1, f->in_vals, f->n_in, f->in_marker, NULL, NULL, 0, 0};
+            cql_key_restriction k = {1, f->in_vals, f->n_in, f->in_marker, 0, NULL, NULL, 0, 0};
             filter_list *l = &run.filter_lists[i];
             if ((rc = eval_in(x, &t->cols[f->col], &k, &l->vals, &l->n)))
                 return rc;
@@ -2054,9 +1618,9 @@ int cql_exec_select(cql_exec *x)
     }
     q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
     run.limit = sp->group_n ? limit : 0;
-    if (sp->aggregate && !sp->has_pk && !cql_systable_keyspace(t->ks))
+    if (sp->aggregate && !sp->r.has_pk && !cql_systable_keyspace(t->ks))
         res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
-    else if (sp->aggregate && sp->has_pk && q.n_keys > 1)
+    else if (sp->aggregate && sp->r.has_pk && q.n_keys > 1)
         res->warnings[res->n_warnings++] =
             "Aggregation query used on multiple partition keys (IN restriction)";
     if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
@@ -2064,7 +1628,7 @@ int cql_exec_select(cql_exec *x)
     q.resume = resume;
     q.resume_len = resume_len;
     /* Filtering drops rows after the engine counted them: count here instead. */
-    if (sp->n_filters && q.limit && page <= 0) {
+    if (sp->r.n_filters && q.limit && page <= 0) {
         q.limit = 0;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
@@ -2080,7 +1644,7 @@ int cql_exec_select(cql_exec *x)
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
     eng_buf_free(&run.group_key);
-    if (!rc && sp->n_filters && remaining && res->n_rows > remaining)
+    if (!rc && sp->r.n_filters && remaining && res->n_rows > remaining)
         res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {
         uint32_t left = remaining ? remaining - (run.rows < remaining ? run.rows : remaining) : 0;
