@@ -9,8 +9,9 @@
  *
  * Analysis (at prepare) resolves columns, checks the statement's shape and
  * types every bind marker; execution evaluates the terms with the bound
- * values (for INSERT JSON, the object's members) and builds the mutations,
- * static columns going to the partition's static row.
+ * values (for INSERT JSON, the object's members) and builds the mutations
+ * for the partitions and rows restrict.c lists, static columns going to the
+ * partition's static row.
  *
  * The not-applied result of a CAS follows CQL3CasRequest: the rows the
  * conditions name (or, with only static conditions, the partition's first
@@ -739,11 +740,6 @@ int cql_analyze_modification(cql_analysis *a)
 
 /* ---- execution: values ---- */
 
-typedef struct key_values {
-    eng_val *vals; /* one list of candidate values per key column */
-    int n;
-} key_values;
-
 /*
  * INSERT JSON: the value of every column of the table (in column order) from
  * the object, copied into the execution arena; *out NULL for other statements.
@@ -793,75 +789,6 @@ static int eval_json(cql_exec *x, const mod_plan *m, eng_val **out)
     if (!rc)
         *out = vals;
     return rc;
-}
-
-/* The candidate values of one key column (several for IN), sorted and deduplicated. */
-static int eval_key(cql_exec *x, const mod_plan *m, int col, const eng_val *json, key_values *out)
-{
-    const cql_key_restriction *k = &m->r.keys[col];
-    const eng_column *c = &m->t->cols[col];
-    out->n = 0;
-    if (k->from_json) {
-        out->vals = eng_arena_alloc(&x->arena, sizeof *out->vals);
-        if (!out->vals)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        out->vals[out->n++] = json[col];
-    } else if (k->in_marker) {
-        eng_val list;
-        const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
-        int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
-        if (rc)
-            return rc;
-        if (list.len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s", c->name);
-        if (list.len == ENG_UNSET)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
-        eng_items it;
-        int32_t n = eng_items_begin(&it, list.p, (size_t)list.len);
-        if (n < 0)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid list value for %s", c->name);
-        out->vals = eng_arena_alloc(&x->arena, (size_t)(n ? n : 1) * sizeof *out->vals);
-        if (!out->vals)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        eng_val e;
-        while (eng_items_next(&it, &e) == 1)
-            out->vals[out->n++] = e;
-    } else {
-        out->vals = eng_arena_alloc(&x->arena, (size_t)(k->n ? k->n : 1) * sizeof *out->vals);
-        if (!out->vals)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        for (int i = 0; i < k->n; i++) {
-            eng_val v;
-            int rc = cql_eval_val(x, k->vals[i], c->type, c->name, &v);
-            if (rc)
-                return rc;
-            out->vals[out->n++] = v;
-        }
-    }
-    for (int i = 0; i < out->n; i++) {
-        if (out->vals[i].len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "Invalid null value in condition for column %s", c->name);
-        if (out->vals[i].len == ENG_UNSET)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
-    }
-    /* IN lists are sorted by the column type and deduplicated (facts §7.4). */
-    for (int i = 1; i < out->n; i++)
-        for (int j = i; j > 0; j--) {
-            eng_val *p = &out->vals[j - 1], *q = &out->vals[j];
-            if (eng_type_compare(c->type, p->p, (size_t)p->len, q->p, (size_t)q->len) <= 0)
-                break;
-            eng_val tmp = *p;
-            *p = *q;
-            *q = tmp;
-        }
-    int w = 0;
-    for (int i = 0; i < out->n; i++)
-        if (!w || eng_type_compare(c->type, out->vals[w - 1].p, (size_t)out->vals[w - 1].len,
-                                   out->vals[i].p, (size_t)out->vals[i].len) != 0)
-            out->vals[w++] = out->vals[i];
-    out->n = w;
-    return 0;
 }
 
 static int eval_using(cql_exec *x, const mod_plan *m, int64_t *ts, int32_t *ttl)
@@ -983,24 +910,6 @@ static int push_mutation(cql_exec *x, mut_list *l, const eng_mutation *m)
     return 0;
 }
 
-/* Cartesian product of per-column candidate lists: combination number idx. */
-static void combination(const key_values *kv, int from, int n, uint32_t idx, eng_val *out)
-{
-    for (int i = from + n - 1; i >= from; i--) {
-        uint32_t k = (uint32_t)kv[i].n;
-        out[i - from] = kv[i].vals[idx % k];
-        idx /= k;
-    }
-}
-
-static uint32_t combinations(const key_values *kv, int from, int n)
-{
-    uint32_t total = 1;
-    for (int i = from; i < from + n; i++)
-        total *= (uint32_t)kv[i].n;
-    return total;
-}
-
 /*
  * The statement's mutations, one per partition it names. Writes to static
  * columns go to the partition's static row, once, whatever clustering the
@@ -1010,14 +919,15 @@ static uint32_t combinations(const key_values *kv, int from, int n)
 static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
 {
     const eng_table *t = m->t;
+    const cql_restrictions *r = &m->r;
     int n_keys = t->n_pk + t->n_ck;
-    key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys ? n_keys : 1) * sizeof *kv);
+    cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys ? n_keys : 1) * sizeof *kv);
     if (!kv)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    for (int i = 0; !rc && i < t->n_pk + m->r.n_ck_eq; i++)
-        rc = eval_key(x, m, i, json, &kv[i]);
+    if (!rc)
+        rc = cql_restrict_key_values(x, r, t->n_pk + r->n_ck_eq, json, kv);
     int64_t ts;
     int32_t ttl;
     eng_cell_op *ops = NULL;
@@ -1045,11 +955,12 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
     /* Clustering rows are written unless the statement only touches the static row. */
     int clustering_rows = !m->static_only && !m->delete_partition &&
                           (is_range || n_regular || m->insert_marker || m->delete_row);
-    uint32_t n_parts = combinations(kv, 0, t->n_pk);
-    uint32_t n_rows = clustering_rows ? combinations(kv, t->n_pk, m->r.n_ck_eq) : 0;
-    if (n_parts * (uint64_t)(n_rows ? n_rows : 1) > 65536)
-        return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
-                          (unsigned long long)n_parts * n_rows);
+    uint32_t n_parts, n_rows;
+    if ((rc = cql_restrict_write_count(x, r, kv, clustering_rows, &n_parts, &n_rows)))
+        return rc;
+    cql_slice_bounds bounds;
+    if (is_range && n_parts && n_rows && (rc = cql_restrict_slice_bounds(x, r, &bounds)))
+        return rc;
     for (uint32_t p = 0; p < n_parts; p++) {
         eng_val *pk = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *pk);
         eng_row_mut *rows = eng_arena_alloc(&x->arena, (n_rows + 1) * sizeof *rows);
@@ -1057,7 +968,7 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
             is_range ? eng_arena_alloc(&x->arena, (n_rows + 1) * sizeof *range) : NULL;
         if (!pk || !rows || (is_range && !range))
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        combination(kv, 0, t->n_pk, p, pk);
+        cql_restrict_combination(kv, 0, t->n_pk, p, pk);
         eng_mutation mu = {t, pk, ts, ttl, (uint8_t)m->delete_partition, 0, NULL, 0, rows};
         if (n_static) {
             eng_row_mut *rm = &rows[mu.n_rows++];
@@ -1065,40 +976,14 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
             rm->n_ops = n_static;
             rm->ops = split;
         }
-        for (uint32_t r = 0; r < n_rows; r++) {
+        for (uint32_t row = 0; row < n_rows; row++) {
             eng_val *ck = eng_arena_alloc(&x->arena, (size_t)(t->n_ck + 1) * sizeof *ck);
             if (!ck)
                 return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-            combination(kv, t->n_pk, m->r.n_ck_eq, r, ck);
+            cql_restrict_combination(kv, t->n_pk, r->n_ck_eq, row, ck);
             if (is_range) {
-                int n = m->r.n_ck_eq;
-                eng_val *hi = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *hi);
-                if (!hi)
-                    return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-                memcpy(hi, ck, (size_t)n * sizeof *hi);
-                eng_slice s = {{ck, (uint16_t)n, 1}, {hi, (uint16_t)n, 1}};
-                const eng_column *c = &t->cols[t->n_pk + n];
-                /* the slice, if any, is on the column after the prefix */
-                const cql_key_restriction *sk = &m->r.keys[t->n_pk + n];
-                if (sk->lo) {
-                    if ((rc = cql_eval_val(x, sk->lo, c->type, c->name, &ck[n])))
-                        return rc;
-                    s.start.n = (uint16_t)(n + 1);
-                    s.start.inclusive = (uint8_t)sk->lo_incl;
-                }
-                if (sk->hi) {
-                    if ((rc = cql_eval_val(x, sk->hi, c->type, c->name, &hi[n])))
-                        return rc;
-                    s.end.n = (uint16_t)(n + 1);
-                    s.end.inclusive = (uint8_t)sk->hi_incl;
-                }
-                /* In clustering order a DESC column's lower value comes last. */
-                if (c->desc && (sk->lo || sk->hi)) {
-                    eng_bound tmp = s.start;
-                    s.start = s.end;
-                    s.end = tmp;
-                }
-                range[mu.n_range_dels++] = s;
+                if ((rc = cql_restrict_slice(x, r, ck, &bounds, &range[mu.n_range_dels++])))
+                    return rc;
                 continue;
             }
             eng_row_mut *rm = &rows[mu.n_rows++];
@@ -1264,16 +1149,16 @@ static int check_cas_keys(cql_exec *x, const mod_plan *m, const eng_val **first)
     }
     if (first) {
         eng_val *json = NULL, *pk = eng_arena_alloc(&x->arena, t->n_pk * sizeof *pk);
-        if (!pk)
+        cql_key_values *kv = eng_arena_alloc(&x->arena, t->n_pk * sizeof *kv);
+        if (!pk || !kv)
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
         int rc = eval_json(x, m, &json);
-        for (int k = 0; !rc && k < t->n_pk; k++) {
-            key_values kv;
-            if (!(rc = eval_key(x, m, k, json, &kv)))
-                pk[k] = kv.vals[0];
-        }
+        if (!rc)
+            rc = cql_restrict_key_values(x, &m->r, t->n_pk, json, kv);
         if (rc)
             return rc;
+        for (int k = 0; k < t->n_pk; k++)
+            pk[k] = kv[k].vals[0]; /* one value each: IN was refused above */
         if (!*first)
             *first = pk;
         for (int k = 0; k < t->n_pk; k++) {
@@ -1297,17 +1182,18 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
         return 0;
     const eng_table *t = m->t;
     int n_keys = t->n_pk + t->n_ck;
-    key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *kv);
+    int n_named = t->n_pk + m->r.n_ck_eq;
+    cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *kv);
     eng_val *key = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *key);
     if (!kv || !key)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    for (int k = 0; !rc && k < t->n_pk + m->r.n_ck_eq; k++)
-        rc = eval_key(x, m, k, json, &kv[k]); /* one value each: check_cas_keys refused IN */
+    if (!rc) /* one value each: check_cas_keys refused IN */
+        rc = cql_restrict_key_values(x, &m->r, n_named, json, kv);
     if (rc)
         return rc;
-    combination(kv, 0, t->n_pk + m->r.n_ck_eq, 0, key);
+    cql_restrict_combination(kv, 0, n_named, 0, key);
     if (!b->pk)
         b->pk = key;
     eng_condition *conds = NULL;

@@ -1,7 +1,9 @@
 /*
  * The WHERE rules: Cassandra's StatementRestrictions for SELECT, UPDATE and
  * DELETE (and INSERT's key values), each check written once here with
- * Cassandra's message (facts §4.3, §7.3-§7.9, §8.2).
+ * Cassandra's message (facts §4.3, §7.3-§7.9, §8.2); then, at execution,
+ * the partition keys, clustering prefixes, slices and token ranges those
+ * restrictions name with the bound values.
  *
  * A restriction set has the statement kind, and the rules that differ ask
  * it, as Cassandra's StatementType does: allowPartitionKeyRanges (token(),
@@ -28,6 +30,11 @@
 
 #include "cql/exec/literal.h"
 #include "cql/exec/restrict.h"
+#include "engine/value/token.h"
+
+/* Partition keys, clustering prefixes or rows one statement may name through IN lists
+   (cassette's bound on the cartesian product MultiCBuilder would build). */
+#define MAX_IN_COMBINATIONS 65536
 
 static const eng_type bigint_type = {.kind = ENG_BIGINT};
 
@@ -673,5 +680,543 @@ int cql_restrict_has_in(const cql_restrictions *r, int from, int to)
     for (int i = from; i < to; i++)
         if (r->keys[i].given == CQL_RESTRICT_EQ && (r->keys[i].n != 1 || r->keys[i].in_marker))
             return 1;
+    return 0;
+}
+
+/* ---- execution: key values ---- */
+
+static int oom(cql_exec *x)
+{
+    return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+}
+
+/*
+ * The candidate values of column col restricted by k: the JSON object's, the
+ * IN ? list's or the terms' (INRestriction.getValues), each checked, sorted
+ * by the column type and deduplicated (facts §7.4).
+ */
+static int candidates(cql_exec *x, const cql_restrictions *r, int col,
+                      const cql_key_restriction *k, const eng_val *json, cql_key_values *out)
+{
+    const eng_column *c = &r->t->cols[col];
+    int select = is_select(r);
+    out->n = 0;
+    if (k->from_json) {
+        out->vals = eng_arena_alloc(&x->arena, sizeof *out->vals);
+        if (!out->vals)
+            return oom(x);
+        out->vals[out->n++] = json[col];
+    } else if (k->in_marker) {
+        eng_val list;
+        const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
+        int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
+        if (rc)
+            return rc;
+        /* (cassette) Cassandra says "Invalid null value for column %s" and "Invalid unset value
+           for column %s" (InRestrictionWithMarker), whatever the statement */
+        if (list.len == ENG_NULL || (select && list.len == ENG_UNSET))
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s", c->name);
+        if (list.len == ENG_UNSET)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
+        eng_items it;
+        int32_t n = eng_items_begin(&it, list.p, (size_t)list.len);
+        if (n < 0 && !select)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid list value for %s", c->name);
+        out->vals = eng_arena_alloc(&x->arena, (size_t)(n > 0 ? n : 1) * sizeof *out->vals);
+        if (!out->vals)
+            return oom(x);
+        eng_val e;
+        while (n > 0 && eng_items_next(&it, &e) == 1)
+            out->vals[out->n++] = e;
+    } else {
+        out->vals = eng_arena_alloc(&x->arena, (size_t)(k->n ? k->n : 1) * sizeof *out->vals);
+        if (!out->vals)
+            return oom(x);
+        for (int i = 0; i < k->n; i++) {
+            int rc = cql_eval_val(x, k->vals[i], c->type, c->name, &out->vals[out->n++]);
+            if (rc)
+                return rc;
+        }
+    }
+    eng_val *v = out->vals;
+    for (int i = 0; i < out->n; i++) {
+        if (v[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Invalid null value in condition for column %s", c->name);
+        if (v[i].len == ENG_UNSET)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
+    }
+    for (int i = 1; i < out->n; i++)
+        for (int j = i; j > 0; j--) {
+            if (eng_type_compare(c->type, v[j - 1].p, (size_t)v[j - 1].len, v[j].p,
+                                 (size_t)v[j].len) <= 0)
+                break;
+            eng_val tmp = v[j - 1];
+            v[j - 1] = v[j];
+            v[j] = tmp;
+        }
+    int w = 0;
+    for (int i = 0; i < out->n; i++)
+        if (!w || eng_type_compare(c->type, v[w - 1].p, (size_t)v[w - 1].len, v[i].p,
+                                   (size_t)v[i].len) != 0)
+            v[w++] = v[i];
+    out->n = w;
+    /* A read goes in clustering order: a DESC column's largest value first. */
+    if (select && c->kind == ENG_COL_CLUSTERING && c->desc)
+        for (int i = 0; i < w / 2; i++) {
+            eng_val tmp = v[i];
+            v[i] = v[w - 1 - i];
+            v[w - 1 - i] = tmp;
+        }
+    return 0;
+}
+
+/* The candidates of key columns [from, to), into kv[from..to). */
+static int key_range_values(cql_exec *x, const cql_restrictions *r, int from, int to,
+                            const eng_val *json, cql_key_values *kv)
+{
+    for (int i = from; i < to; i++) {
+        int rc = candidates(x, r, i, &r->keys[i], json, &kv[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cql_restrict_key_values(cql_exec *x, const cql_restrictions *r, int n, const eng_val *json,
+                            cql_key_values *kv)
+{
+    return key_range_values(x, r, 0, n, json, kv);
+}
+
+/* ---- execution: IN combinations ---- */
+
+static uint64_t combinations(const cql_key_values *kv, int from, int n)
+{
+    uint64_t total = 1;
+    for (int i = from; i < from + n; i++)
+        total *= (uint64_t)kv[i].n;
+    return total;
+}
+
+static int too_many(cql_exec *x, uint64_t n)
+{
+    return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
+                      (unsigned long long)n);
+}
+
+void cql_restrict_combination(const cql_key_values *kv, int from, int n, uint64_t idx,
+                              eng_val *out)
+{
+    for (int i = from + n - 1; i >= from; i--) {
+        uint64_t k = (uint64_t)kv[i].n;
+        out[i - from] = kv[i].vals[idx % k];
+        idx /= k;
+    }
+}
+
+int cql_restrict_write_count(cql_exec *x, const cql_restrictions *r, const cql_key_values *kv,
+                             int rows, uint32_t *n_parts, uint32_t *n_rows)
+{
+    const eng_table *t = r->t;
+    /* Known issue, fixed separately: a modification counts in 32 bits, so 2^32 combinations
+       or more wrap around instead of being refused. */
+    *n_parts = (uint32_t)combinations(kv, 0, t->n_pk);
+    *n_rows = rows ? (uint32_t)combinations(kv, t->n_pk, r->n_ck_eq) : 0;
+    if (*n_parts * (uint64_t)(*n_rows ? *n_rows : 1) > MAX_IN_COMBINATIONS)
+        return too_many(x, (uint64_t)*n_parts * *n_rows); /* (says 0 when no row is written) */
+    return 0;
+}
+
+/* Every combination of columns [from, from + n) as a tuple of n values. */
+static int product(cql_exec *x, const cql_key_values *kv, int from, int n, eng_val ***out,
+                   uint32_t *n_out)
+{
+    uint64_t total = combinations(kv, from, n);
+    if (total > MAX_IN_COMBINATIONS)
+        return too_many(x, total);
+    eng_val **tuples = eng_arena_alloc(&x->arena, (size_t)(total ? total : 1) * sizeof *tuples);
+    if (!tuples)
+        return oom(x);
+    for (uint64_t i = 0; i < total; i++) {
+        tuples[i] = eng_arena_alloc(&x->arena, (size_t)(n ? n : 1) * sizeof *tuples[i]);
+        if (!tuples[i])
+            return oom(x);
+        cql_restrict_combination(kv, from, n, i, tuples[i]);
+    }
+    *out = tuples;
+    *n_out = (uint32_t)total;
+    return 0;
+}
+
+/* ---- execution: partition keys and token ranges ---- */
+
+int cql_restrict_partition_keys(cql_exec *x, const cql_restrictions *r, eng_query *q)
+{
+    const eng_table *t = r->t;
+    cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(t->n_pk ? t->n_pk : 1) * sizeof *kv);
+    if (!kv)
+        return oom(x);
+    int rc = key_range_values(x, r, 0, t->n_pk, NULL, kv);
+    if (rc)
+        return rc;
+    eng_val **keys;
+    uint32_t n;
+    if ((rc = product(x, kv, 0, t->n_pk, &keys, &n)))
+        return rc;
+    q->keys = (const eng_val *const *)keys;
+    q->n_keys = n;
+    return n ? 0 : 1; /* IN (): nothing to read */
+}
+
+/* The token a bound names: a bigint, or token(values...) of key values. */
+static int eval_token(cql_exec *x, const eng_table *table, const cql_term *t, int64_t *out)
+{
+    if (t->kind == CQL_T_FUNCTION && !strcasecmp(t->name, "token")) {
+        eng_val parts[64];
+        for (int i = 0; i < t->n_items && i < 64; i++) {
+            int rc = cql_eval_val(x, t->items[i], table->cols[i].type, table->cols[i].name,
+                                  &parts[i]);
+            if (rc)
+                return rc;
+            if (parts[i].len < 0)
+                return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                                  table->cols[i].name);
+        }
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, parts, t->n_items);
+        *out = eng_token(key.p, key.len);
+        int bad = key.oom;
+        eng_buf_free(&key);
+        return bad ? oom(x) : 0;
+    }
+    eng_val v;
+    int rc = cql_eval_val(x, t, &bigint_type, "partition key token", &v);
+    if (rc)
+        return rc;
+    if (v.len != 8)
+        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for partition key token");
+    *out = (int64_t)eng_be64(v.p);
+    return 0;
+}
+
+/* Token bounds; the minimum token as a bound means unbounded (facts §7.3). */
+int cql_restrict_token_range(cql_exec *x, const cql_restrictions *r, eng_query *q)
+{
+    q->token_lo = ENG_TOKEN_MIN;
+    q->token_hi = ENG_TOKEN_MAX;
+    q->token_lo_incl = q->token_hi_incl = 1;
+    int64_t v;
+    int rc;
+    if (r->tok_lo) {
+        if ((rc = eval_token(x, r->t, r->tok_lo, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_lo = v;
+            q->token_lo_incl = (uint8_t)r->tok_lo_incl;
+        }
+    }
+    if (r->tok_hi) {
+        if ((rc = eval_token(x, r->t, r->tok_hi, &v)))
+            return rc;
+        if (v != ENG_TOKEN_MIN) {
+            q->token_hi = v;
+            q->token_hi_incl = (uint8_t)r->tok_hi_incl;
+        }
+    }
+    if (q->token_lo > q->token_hi ||
+        (q->token_lo == q->token_hi && (!q->token_lo_incl || !q->token_hi_incl)))
+        return 1; /* empty range, no wrap-around (CASSANDRA-5573) */
+    return 0;
+}
+
+/* token() restrictions next to = / IN on the key keep the keys inside the range (TokenFilter). */
+int cql_restrict_keys_in_token_range(cql_exec *x, const cql_restrictions *r, eng_query *q,
+                                     int *empty)
+{
+    eng_query range = *q;
+    int rc = cql_restrict_token_range(x, r, &range);
+    if (rc == 1) {
+        *empty = 1;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    uint32_t kept = 0;
+    const eng_val **keys = (const eng_val **)q->keys;
+    for (uint32_t i = 0; i < q->n_keys; i++) {
+        eng_buf key = ENG_BUF_INIT;
+        eng_partition_key_compose(&key, keys[i], r->t->n_pk);
+        int64_t tok = eng_token(key.p, key.len);
+        eng_buf_free(&key);
+        int lo_ok = range.token_lo_incl ? tok >= range.token_lo : tok > range.token_lo;
+        int hi_ok = range.token_hi_incl ? tok <= range.token_hi : tok < range.token_hi;
+        if (lo_ok && hi_ok)
+            keys[kept++] = keys[i];
+    }
+    q->n_keys = kept;
+    *empty = kept == 0;
+    return 0;
+}
+
+/* ---- execution: clustering slices ---- */
+
+/* Clustering values against a bound prefix, in clustering order (DESC columns reversed). */
+static int clustering_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
+{
+    for (uint16_t i = 0; i < b->n; i++) {
+        const eng_column *c = &t->cols[t->n_pk + i];
+        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
+                                 (size_t)b->vals[i].len);
+        if (r)
+            return c->desc ? -r : r;
+    }
+    return 0;
+}
+
+int cql_restrict_slice_bounds(cql_exec *x, const cql_restrictions *r, cql_slice_bounds *b)
+{
+    b->lo = b->hi = (eng_val){NULL, ENG_NULL};
+    if (!r->ck_slice)
+        return 0;
+    int col = r->t->n_pk + r->n_ck_eq;
+    const eng_column *c = &r->t->cols[col];
+    const cql_key_restriction *k = &r->keys[col];
+    int rc = 0;
+    if (k->lo)
+        rc = cql_eval_val(x, k->lo, c->type, c->name, &b->lo);
+    if (!rc && k->hi)
+        rc = cql_eval_val(x, k->hi, c->type, c->name, &b->hi);
+    return rc;
+}
+
+int cql_restrict_slice(cql_exec *x, const cql_restrictions *r, const eng_val *prefix,
+                       const cql_slice_bounds *b, eng_slice *out)
+{
+    int n = r->n_ck_eq;
+    eng_val *s = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *s);
+    eng_val *e = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *e);
+    if (!s || !e)
+        return oom(x);
+    memcpy(s, prefix, (size_t)n * sizeof *s);
+    memcpy(e, prefix, (size_t)n * sizeof *e);
+    eng_slice sl = {{s, (uint16_t)n, 1}, {e, (uint16_t)n, 1}};
+    if (r->ck_slice) {
+        const cql_key_restriction *k = &r->keys[r->t->n_pk + n];
+        if (k->lo) {
+            s[n] = b->lo;
+            sl.start.n = (uint16_t)(n + 1);
+            sl.start.inclusive = (uint8_t)k->lo_incl;
+        }
+        if (k->hi) {
+            e[n] = b->hi;
+            sl.end.n = (uint16_t)(n + 1);
+            sl.end.inclusive = (uint8_t)k->hi_incl;
+        }
+        /* Bounds are given in clustering order: a DESC column's lower value ends the slice. */
+        if (r->t->cols[r->t->n_pk + n].desc) {
+            eng_bound tmp = sl.start;
+            sl.start = sl.end;
+            sl.end = tmp;
+        }
+    }
+    *out = sl;
+    return 0;
+}
+
+/* The values of a tuple term for columns [first, first + n). */
+static int eval_tuple(cql_exec *x, const cql_restrictions *r, const cql_term *v, eng_val *out,
+                      int n)
+{
+    const eng_table *t = r->t;
+    int first = r->multi_first;
+    if (v->kind == CQL_T_TUPLE) {
+        for (int i = 0; i < n; i++) {
+            int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
+                                  t->cols[first + i].name, &out[i]);
+            if (rc)
+                return rc;
+        }
+    } else {
+        eng_val tv;
+        const eng_type *tt = x->plan->binds[v->bind_index].type;
+        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
+        if (rc)
+            return rc;
+        if (tv.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for "
+                                                     "columns");
+        eng_items it;
+        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
+        for (int i = 0; i < n; i++)
+            if (eng_items_next(&it, &out[i]) != 1)
+                out[i] = (eng_val){NULL, ENG_NULL};
+    }
+    for (int i = 0; i < n; i++)
+        if (out[i].len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Invalid null value in condition for column %s",
+                              t->cols[first + i].name);
+    return 0;
+}
+
+/* Points of a multi-column = / IN: one slice per tuple, in clustering order, without repeats. */
+static int multi_points(cql_exec *x, const cql_restrictions *r, eng_query *q)
+{
+    const eng_table *t = r->t;
+    int n = r->multi_n;
+    uint32_t count = (uint32_t)r->n_multi_eq;
+    const cql_term *const *tuples = (const cql_term *const *)r->multi_eq;
+    eng_val list = {NULL, 0};
+    eng_items it;
+    if (r->multi_in_marker) {
+        const eng_type *lt = x->plan->binds[r->multi_eq[0]->bind_index].type;
+        int rc = cql_eval_val(x, r->multi_eq[0], lt, "in", &list);
+        if (rc)
+            return rc;
+        int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
+        count = c > 0 ? (uint32_t)c : 0;
+    }
+    eng_slice *slices = eng_arena_alloc(&x->arena, (count ? count : 1) * sizeof *slices);
+    if (!slices)
+        return oom(x);
+    for (uint32_t i = 0; i < count; i++) {
+        eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
+        if (!vals)
+            return oom(x);
+        if (r->multi_in_marker) {
+            eng_val tv;
+            eng_items_next(&it, &tv);
+            eng_items ti;
+            eng_items_begin_raw(&ti, tv.p, tv.len > 0 ? (size_t)tv.len : 0);
+            for (int j = 0; j < n; j++)
+                if (eng_items_next(&ti, &vals[j]) != 1)
+                    vals[j] = (eng_val){NULL, ENG_NULL};
+        } else {
+            int rc = eval_tuple(x, r, tuples[i], vals, n);
+            if (rc)
+                return rc;
+        }
+        slices[i] = (eng_slice){{vals, (uint16_t)n, 1}, {vals, (uint16_t)n, 1}};
+    }
+    for (uint32_t i = 1; i < count; i++)
+        for (uint32_t j = i; j > 0; j--) {
+            if (clustering_cmp(t, slices[j].start.vals, &slices[j - 1].start) >= 0)
+                break;
+            eng_slice tmp = slices[j - 1];
+            slices[j - 1] = slices[j];
+            slices[j] = tmp;
+        }
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!w || clustering_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
+            slices[w++] = slices[i];
+    q->slices = slices;
+    q->n_slices = w;
+    return w ? 0 : 1;
+}
+
+/* The slice of multi-column bounds (c1, c2) > (..) AND (c1, c2) < (..). */
+static int multi_slice(cql_exec *x, const cql_restrictions *r, eng_query *q, eng_val **mlo,
+                       eng_val **mhi)
+{
+    const eng_table *t = r->t;
+    int n = r->multi_n;
+    eng_slice *sl = eng_arena_alloc(&x->arena, sizeof *sl);
+    eng_val *lo = eng_arena_alloc(&x->arena, (size_t)n * sizeof *lo);
+    eng_val *hi = eng_arena_alloc(&x->arena, (size_t)n * sizeof *hi);
+    if (!sl || !lo || !hi)
+        return oom(x);
+    memset(sl, 0, sizeof *sl);
+    int rc = 0;
+    if (r->multi_lo && !(rc = eval_tuple(x, r, r->multi_lo, lo, r->multi_lo_n)))
+        sl->start = (eng_bound){lo, (uint16_t)r->multi_lo_n, (uint8_t)r->multi_lo_incl};
+    if (!rc && r->multi_hi && !(rc = eval_tuple(x, r, r->multi_hi, hi, r->multi_hi_n)))
+        sl->end = (eng_bound){hi, (uint16_t)r->multi_hi_n, (uint8_t)r->multi_hi_incl};
+    if (rc)
+        return rc;
+    if (r->multi_mixed) {
+        /* Directions differ: read the first column's range inclusively; rows are then compared
+           as tuples in the columns' natural order (select.c). */
+        *mlo = r->multi_lo ? lo : NULL;
+        *mhi = r->multi_hi ? hi : NULL;
+        if (r->multi_lo)
+            sl->start = (eng_bound){lo, 1, 1};
+        if (r->multi_hi)
+            sl->end = (eng_bound){hi, 1, 1};
+    }
+    if (t->cols[t->n_pk].desc) {
+        eng_bound tmp = sl->start;
+        sl->start = sl->end;
+        sl->end = tmp;
+    }
+    q->slices = sl;
+    q->n_slices = 1;
+    return 0;
+}
+
+int cql_restrict_clustering_slices(cql_exec *x, const cql_restrictions *r, eng_query *q,
+                                   eng_val **mixed_lo, eng_val **mixed_hi)
+{
+    const eng_table *t = r->t;
+    if (r->multi_n) {
+        if (r->multi_first != t->n_pk)
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "Multi-column relations must start at the first clustering column "
+                              "here");
+        return r->multi_eq ? multi_points(x, r, q) : multi_slice(x, r, q, mixed_lo, mixed_hi);
+    }
+    if (!r->n_ck_eq && !r->ck_slice)
+        return 0;
+    int n = r->n_ck_eq;
+    cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(t->n_pk + n + 1) * sizeof *kv);
+    if (!kv)
+        return oom(x);
+    int rc = key_range_values(x, r, t->n_pk, t->n_pk + n, NULL, kv);
+    if (rc)
+        return rc;
+    eng_val **prefixes;
+    uint32_t n_prefixes;
+    if ((rc = product(x, kv, t->n_pk, n, &prefixes, &n_prefixes)))
+        return rc;
+    if (!n_prefixes)
+        return 1; /* c IN (): no row can match (no slices would read them all) */
+    eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
+    if (!slices)
+        return oom(x);
+    cql_slice_bounds b;
+    if ((rc = cql_restrict_slice_bounds(x, r, &b)))
+        return rc;
+    for (uint32_t i = 0; i < n_prefixes; i++)
+        if ((rc = cql_restrict_slice(x, r, prefixes[i], &b, &slices[i])))
+            return rc;
+    q->slices = slices;
+    q->n_slices = n_prefixes;
+    return 0;
+}
+
+/* ---- execution: filters ---- */
+
+int cql_restrict_filter_values(cql_exec *x, const cql_restrictions *r, eng_val *vals,
+                               cql_key_values *lists)
+{
+    const eng_table *t = r->t;
+    for (int i = 0; i < r->n_filters; i++) {
+        const cql_filter *f = &r->filters[i];
+        int rc;
+        if (f->op == CQL_OP_IN) {
+            cql_key_restriction k = {CQL_RESTRICT_EQ, f->in_vals, f->n_in, f->in_marker, 0,
+                                     NULL, NULL, 0, 0};
+            if ((rc = candidates(x, r, f->col, &k, NULL, &lists[i])))
+                return rc;
+            vals[i] = (eng_val){NULL, 0};
+            continue;
+        }
+        if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &vals[i])))
+            return rc;
+        if (vals[i].len == ENG_NULL)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
+                              t->cols[f->col].name);
+    }
     return 0;
 }

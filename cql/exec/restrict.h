@@ -2,7 +2,9 @@
  * The WHERE rules of SELECT, UPDATE and DELETE, in one place: what a
  * statement may restrict, checked and recorded as one restriction set
  * (Cassandra's cql3/restrictions: StatementRestrictions and the partition
- * key, clustering and filtering sets it builds).
+ * key, clustering and filtering sets it builds), and the helpers that turn a
+ * restriction set, with the bound values of one execution, into partition
+ * keys, clustering prefixes, slices and token ranges.
  *
  * Cassandra checks one WHERE clause with one class whose rules depend on
  * the statement kind (StatementType): only SELECT takes token() relations,
@@ -13,7 +15,9 @@
  * values are restrictions too (UpdateStatement.ParsedInsert turns them into
  * equalities), so that every write reaches its rows the same way.
  *
- * Analysis runs at prepare, in the plan's arena (cql_analysis).
+ * Analysis runs at prepare, in the plan's arena (cql_analysis); the
+ * execution helpers allocate in the execution's arena (cql_exec) and report
+ * errors through it.
  */
 #ifndef CQL_EXEC_RESTRICT_H
 #define CQL_EXEC_RESTRICT_H
@@ -107,5 +111,63 @@ int cql_restrict_check_written(cql_analysis *a, const cql_restrictions *r, int o
 
 /* 1 if some key column in [from, to) is restricted by IN (a marker's list, whatever its size). */
 int cql_restrict_has_in(const cql_restrictions *r, int from, int to);
+
+/* ---- execution ---- */
+
+/* The candidate values of one key column: one, or an IN list's. */
+typedef struct cql_key_values {
+    eng_val *vals;
+    int n;
+} cql_key_values;
+
+/*
+ * The candidate values of key columns [0, n) with this execution's bound
+ * values: checked (no null, no unset), sorted by the column type and
+ * deduplicated; a SELECT lists a DESC clustering column's values in
+ * clustering order. json: INSERT JSON's values per table column, else NULL.
+ */
+int cql_restrict_key_values(cql_exec *x, const cql_restrictions *r, int n, const eng_val *json,
+                            cql_key_values *kv);
+
+/* Combination number idx of the candidates of columns [from, from + n), the last varying first. */
+void cql_restrict_combination(const cql_key_values *kv, int from, int n, uint64_t idx,
+                              eng_val *out);
+
+/*
+ * The partitions and clustering rows (rows: 0 when the statement writes no
+ * clustering row) a modification names, within Cassandra's limit on IN
+ * combinations.
+ */
+int cql_restrict_write_count(cql_exec *x, const cql_restrictions *r, const cql_key_values *kv,
+                             int rows, uint32_t *n_parts, uint32_t *n_rows);
+
+/* The bounds of the clustering slice, evaluated once per execution. */
+typedef struct cql_slice_bounds {
+    eng_val lo, hi;
+} cql_slice_bounds;
+
+int cql_restrict_slice_bounds(cql_exec *x, const cql_restrictions *r, cql_slice_bounds *b);
+/* The slice of one clustering prefix (n_ck_eq values), bounded by the slice if there is one. */
+int cql_restrict_slice(cql_exec *x, const cql_restrictions *r, const eng_val *prefix,
+                       const cql_slice_bounds *b, eng_slice *out);
+
+/* SELECT: the partition keys a query reads; 1 (no error) when none can match (IN ()). */
+int cql_restrict_partition_keys(cql_exec *x, const cql_restrictions *r, eng_query *q);
+/* SELECT: the token range a query reads; 1 (no error) when it is empty. */
+int cql_restrict_token_range(cql_exec *x, const cql_restrictions *r, eng_query *q);
+/* SELECT: keeps the partition keys inside the token range too (*empty: none is left). */
+int cql_restrict_keys_in_token_range(cql_exec *x, const cql_restrictions *r, eng_query *q,
+                                     int *empty);
+/*
+ * SELECT: the clustering slices a query reads (none: all rows); 1 (no error)
+ * when no row can match. With multi-column bounds on columns of different
+ * directions, *mixed_lo / *mixed_hi get the tuple bounds each row is then
+ * compared with.
+ */
+int cql_restrict_clustering_slices(cql_exec *x, const cql_restrictions *r, eng_query *q,
+                                   eng_val **mixed_lo, eng_val **mixed_hi);
+/* SELECT: each filter's value (vals[i]) or, for IN, its candidate list (lists[i]). */
+int cql_restrict_filter_values(cql_exec *x, const cql_restrictions *r, eng_val *vals,
+                               cql_key_values *lists);
 
 #endif

@@ -1,14 +1,13 @@
 /*
- * SELECT: a restriction set (restrict.c's WHERE rules, facts §7.3-§7.9)
- * turned into an engine query — partitions by key (= / IN, sorted by key
- * value) or by token range, clustering slices in clustering order, ORDER BY
- * as a reversed read, LIMIT / PER PARTITION LIMIT, DISTINCT, GROUP BY,
- * static rows — and the selection: columns, writetime(), ttl(), token(),
- * count(*) and the aggregates count / min / max / sum / avg, with
- * Cassandra's column names. Restrictions on regular columns (ALLOW
- * FILTERING) and CONTAINS are applied to each row the engine returns.
- * Paging states carry the engine's resume position and what remains of the
- * LIMIT.
+ * SELECT: a restriction set (restrict.c: partitions by key or token range,
+ * clustering slices in clustering order, filters) turned into an engine
+ * query with ORDER BY as a reversed read, LIMIT / PER PARTITION LIMIT,
+ * DISTINCT, GROUP BY and static rows — and the selection: columns,
+ * writetime(), ttl(), token(), count(*) and the aggregates count / min /
+ * max / sum / avg, with Cassandra's column names. The filters (ALLOW
+ * FILTERING, CONTAINS) and multi-column bounds over columns of different
+ * directions are applied to each row the engine returns. Paging states
+ * carry the engine's resume position and what remains of the LIMIT.
  */
 #include <math.h>
 #include <stdio.h>
@@ -385,8 +384,8 @@ static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *
                               "Group by is currently only supported on the columns of the PRIMARY "
                               "KEY, got %s",
                               t->cols[col].name);
-        while (next < col && sp->r.keys[next].given == CQL_RESTRICT_EQ && sp->r.keys[next].n == 1 &&
-               !sp->r.keys[next].in_marker)
+        while (next < col && sp->r.keys[next].given == CQL_RESTRICT_EQ &&
+               sp->r.keys[next].n == 1 && !sp->r.keys[next].in_marker)
             next++;
         if (col != next)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -498,17 +497,12 @@ typedef struct agg_state {
     int overflow;        /* a varint or decimal beyond 127 bits */
 } agg_state;
 
-typedef struct filter_list {
-    eng_val *vals;
-    int n;
-} filter_list;
-
 typedef struct select_run {
     cql_exec *x;
     const select_plan *sp;
     eng_val *mixed_lo, *mixed_hi; /* multi-column bounds checked per row (mixed directions) */
     eng_val *filter_vals;
-    filter_list *filter_lists; /* IN filters */
+    cql_key_values *filter_lists; /* IN filters */
     eng_val *filter_keys;
     agg_state *aggs;
     uint32_t rows;
@@ -600,7 +594,7 @@ static int passes_filters(select_run *r, const eng_row_view *v)
         int any = 0;
         cql_filter eq = *f;
         eq.op = CQL_OP_EQ;
-        const filter_list *l = &r->filter_lists[i];
+        const cql_key_values *l = &r->filter_lists[i];
         for (int j = 0; j < l->n && !any; j++)
             any = filter_holds(&eq, ct, val, l->vals[j]);
         if (!any)
@@ -1030,71 +1024,6 @@ static int agg_result(select_run *r)
     return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
 }
 
-/* Candidate values of a key column restricted by = / IN: sorted, deduplicated. */
-static int eval_in(cql_exec *x, const eng_column *c, const cql_key_restriction *k, eng_val **out,
-                   int *n)
-{
-    *n = 0;
-    eng_val *vals;
-    if (k->in_marker) {
-        eng_val list;
-        const eng_type *lt = x->plan->binds[k->vals[0]->bind_index].type;
-        int rc = cql_eval_val(x, k->vals[0], lt, c->name, &list);
-        if (rc)
-            return rc;
-        if (list.len < 0)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s", c->name);
-        eng_items it;
-        int32_t cnt = eng_items_begin(&it, list.p, (size_t)list.len);
-        vals = eng_arena_alloc(&x->arena, (size_t)(cnt > 0 ? cnt : 1) * sizeof *vals);
-        if (!vals)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        eng_val e;
-        while (cnt > 0 && eng_items_next(&it, &e) == 1)
-            vals[(*n)++] = e;
-    } else {
-        vals = eng_arena_alloc(&x->arena, (size_t)(k->n ? k->n : 1) * sizeof *vals);
-        if (!vals)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        for (int i = 0; i < k->n; i++) {
-            int rc = cql_eval_val(x, k->vals[i], c->type, c->name, &vals[(*n)++]);
-            if (rc)
-                return rc;
-        }
-    }
-    for (int i = 0; i < *n; i++) {
-        if (vals[i].len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for column %s",
-                              c->name);
-        if (vals[i].len == ENG_UNSET)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid unset value for column %s", c->name);
-    }
-    for (int i = 1; i < *n; i++)
-        for (int j = i; j > 0; j--) {
-            if (eng_type_compare(c->type, vals[j - 1].p, (size_t)vals[j - 1].len, vals[j].p,
-                                 (size_t)vals[j].len) <= 0)
-                break;
-            eng_val tmp = vals[j - 1];
-            vals[j - 1] = vals[j];
-            vals[j] = tmp;
-        }
-    int w = 0;
-    for (int i = 0; i < *n; i++)
-        if (!w || eng_type_compare(c->type, vals[w - 1].p, (size_t)vals[w - 1].len, vals[i].p,
-                                   (size_t)vals[i].len) != 0)
-            vals[w++] = vals[i];
-    *n = w;
-    /* Clustering values go in clustering order: a DESC column reads its largest first. */
-    if (c->kind == ENG_COL_CLUSTERING && c->desc)
-        for (int i = 0; i < w / 2; i++) {
-            eng_val tmp = vals[i];
-            vals[i] = vals[w - 1 - i];
-            vals[w - 1 - i] = tmp;
-        }
-    *out = vals;
-    return 0;
-}
-
 static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uint32_t *out)
 {
     *out = 0;
@@ -1123,358 +1052,6 @@ static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uin
     if (n <= 0)
         return eng_errorf(x->err, ENG_E_INVALID, "LIMIT must be strictly positive");
     *out = (uint32_t)n;
-    return 0;
-}
-
-/* Cartesian product of IN candidates into full tuples (keys or clustering prefixes). */
-static int product(cql_exec *x, eng_val **cands, const int *counts, int n, eng_val ***out,
-                   uint32_t *n_out)
-{
-    uint64_t total = 1;
-    for (int i = 0; i < n; i++)
-        total *= (uint64_t)counts[i];
-    if (total > 65536)
-        return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
-                          (unsigned long long)total);
-    eng_val **tuples = eng_arena_alloc(&x->arena, (size_t)(total ? total : 1) * sizeof *tuples);
-    if (!tuples)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    for (uint64_t t = 0; t < total; t++) {
-        eng_val *tup = eng_arena_alloc(&x->arena, (size_t)(n ? n : 1) * sizeof *tup);
-        if (!tup)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        uint64_t idx = t;
-        for (int i = n - 1; i >= 0; i--) {
-            tup[i] = cands[i][idx % (uint64_t)counts[i]];
-            idx /= (uint64_t)counts[i];
-        }
-        tuples[t] = tup;
-    }
-    *out = tuples;
-    *n_out = (uint32_t)total;
-    return 0;
-}
-
-/* Clustering order comparison of a row's values with a bound prefix. */
-static int ck_cmp(const eng_table *t, const eng_val *ck, const eng_bound *b)
-{
-    for (uint16_t i = 0; i < b->n; i++) {
-        const eng_column *c = &t->cols[t->n_pk + i];
-        int r = eng_type_compare(c->type, ck[i].p, (size_t)ck[i].len, b->vals[i].p,
-                                 (size_t)b->vals[i].len);
-        if (r)
-            return c->desc ? -r : r;
-    }
-    return 0;
-}
-
-/* The values of a tuple term for columns [first, first + n). */
-static int eval_tuple(cql_exec *x, const select_plan *sp, const cql_term *v, eng_val *out, int n)
-{
-    const eng_table *t = sp->t;
-    int first = sp->r.multi_first;
-    if (v->kind == CQL_T_TUPLE) {
-        for (int i = 0; i < n; i++) {
-            int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
-                                  t->cols[first + i].name, &out[i]);
-            if (rc)
-                return rc;
-        }
-    } else {
-        eng_val tv;
-        const eng_type *tt = x->plan->binds[v->bind_index].type;
-        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
-        if (rc)
-            return rc;
-        if (tv.len < 0)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for "
-                                                     "columns");
-        eng_items it;
-        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
-        for (int i = 0; i < n; i++)
-            if (eng_items_next(&it, &out[i]) != 1)
-                out[i] = (eng_val){NULL, ENG_NULL};
-    }
-    for (int i = 0; i < n; i++)
-        if (out[i].len < 0)
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "Invalid null value in condition for column %s",
-                              t->cols[first + i].name);
-    return 0;
-}
-
-/* Slices of a multi-column relation: one per tuple of = / IN, or one slice. */
-static int build_multi_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
-                              eng_val **mhi)
-{
-    const eng_table *t = sp->t;
-    int n = sp->r.multi_n;
-    if (sp->r.multi_first != t->n_pk)
-        return eng_errorf(x->err, ENG_E_INVALID,
-                          "Multi-column relations must start at the first clustering column here");
-    if (sp->r.multi_eq) {
-        uint32_t count = (uint32_t)sp->r.n_multi_eq;
-        const cql_term *const *tuples = (const cql_term *const *)sp->r.multi_eq;
-        eng_val list = {NULL, 0};
-        eng_items it;
-        if (sp->r.multi_in_marker) {
-            const eng_type *lt = x->plan->binds[sp->r.multi_eq[0]->bind_index].type;
-            int rc = cql_eval_val(x, sp->r.multi_eq[0], lt, "in", &list);
-            if (rc)
-                return rc;
-            int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
-            count = c > 0 ? (uint32_t)c : 0;
-        }
-        eng_slice *slices = eng_arena_alloc(&x->arena, (count ? count : 1) * sizeof *slices);
-        if (!slices)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        for (uint32_t i = 0; i < count; i++) {
-            eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
-            if (!vals)
-                return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-            if (sp->r.multi_in_marker) {
-                eng_val tv;
-                eng_items_next(&it, &tv);
-                eng_items ti;
-                eng_items_begin_raw(&ti, tv.p, tv.len > 0 ? (size_t)tv.len : 0);
-                for (int j = 0; j < n; j++)
-                    if (eng_items_next(&ti, &vals[j]) != 1)
-                        vals[j] = (eng_val){NULL, ENG_NULL};
-            } else {
-                int rc = eval_tuple(x, sp, tuples[i], vals, n);
-                if (rc)
-                    return rc;
-            }
-            slices[i] = (eng_slice){{vals, (uint16_t)n, 1}, {vals, (uint16_t)n, 1}};
-        }
-        /* In clustering order, without duplicates: sort the points. */
-        for (uint32_t i = 1; i < count; i++)
-            for (uint32_t j = i; j > 0; j--) {
-                eng_bound *p = &slices[j - 1].start, *c = &slices[j].start;
-                int cmp = ck_cmp(t, c->vals, p);
-                if (cmp >= 0)
-                    break;
-                eng_slice tmp = slices[j - 1];
-                slices[j - 1] = slices[j];
-                slices[j] = tmp;
-            }
-        uint32_t w = 0;
-        for (uint32_t i = 0; i < count; i++)
-            if (!w || ck_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
-                slices[w++] = slices[i];
-        q->slices = slices;
-        q->n_slices = w;
-        return w ? 0 : 1;
-    }
-    eng_slice *sl = eng_arena_alloc(&x->arena, sizeof *sl);
-    eng_val *lo = eng_arena_alloc(&x->arena, (size_t)n * sizeof *lo);
-    eng_val *hi = eng_arena_alloc(&x->arena, (size_t)n * sizeof *hi);
-    if (!sl || !lo || !hi)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    memset(sl, 0, sizeof *sl);
-    int rc = 0;
-    if (sp->r.multi_lo && !(rc = eval_tuple(x, sp, sp->r.multi_lo, lo, sp->r.multi_lo_n)))
-        sl->start = (eng_bound){lo, (uint16_t)sp->r.multi_lo_n, (uint8_t)sp->r.multi_lo_incl};
-    if (!rc && sp->r.multi_hi && !(rc = eval_tuple(x, sp, sp->r.multi_hi, hi, sp->r.multi_hi_n)))
-        sl->end = (eng_bound){hi, (uint16_t)sp->r.multi_hi_n, (uint8_t)sp->r.multi_hi_incl};
-    if (rc)
-        return rc;
-    if (sp->r.multi_mixed) {
-        /* Directions differ: read the first column's range inclusively; rows are then compared
-           as tuples in the columns' natural order (select_row). */
-        *mlo = sp->r.multi_lo ? lo : NULL;
-        *mhi = sp->r.multi_hi ? hi : NULL;
-        if (sp->r.multi_lo)
-            sl->start = (eng_bound){lo, 1, 1};
-        if (sp->r.multi_hi)
-            sl->end = (eng_bound){hi, 1, 1};
-    }
-    if (t->cols[t->n_pk].desc) {
-        eng_bound tmp = sl->start;
-        sl->start = sl->end;
-        sl->end = tmp;
-    }
-    q->slices = sl;
-    q->n_slices = 1;
-    return 0;
-}
-
-static int build_slices(cql_exec *x, const select_plan *sp, eng_query *q, eng_val **mlo,
-                        eng_val **mhi)
-{
-    const eng_table *t = sp->t;
-    if (sp->r.multi_n)
-        return build_multi_slices(x, sp, q, mlo, mhi);
-    if (!sp->r.n_ck_eq && !sp->r.ck_slice)
-        return 0;
-    int n = sp->r.n_ck_eq;
-    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *cands);
-    int *counts = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *counts);
-    if (!cands || !counts)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    for (int i = 0; i < n; i++) {
-        int rc = eval_in(x, &t->cols[t->n_pk + i], &sp->r.keys[t->n_pk + i], &cands[i], &counts[i]);
-        if (rc)
-            return rc;
-    }
-    eng_val **prefixes;
-    uint32_t n_prefixes;
-    int rc = product(x, cands, counts, n, &prefixes, &n_prefixes);
-    if (rc)
-        return rc;
-    if (!n_prefixes)
-        return 1; /* c IN (): no row can match (no slices would read them all) */
-    eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
-    if (!slices)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    const eng_column *sc = sp->r.ck_slice ? &t->cols[t->n_pk + n] : NULL;
-    const cql_key_restriction *k = sp->r.ck_slice ? &sp->r.keys[t->n_pk + n] : NULL;
-    eng_val lo = {NULL, ENG_NULL}, hi = {NULL, ENG_NULL};
-    if (k && k->lo && (rc = cql_eval_val(x, k->lo, sc->type, sc->name, &lo)))
-        return rc;
-    if (k && k->hi && (rc = cql_eval_val(x, k->hi, sc->type, sc->name, &hi)))
-        return rc;
-    for (uint32_t i = 0; i < n_prefixes; i++) {
-        eng_val *s = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *s);
-        eng_val *e = eng_arena_alloc(&x->arena, (size_t)(n + 1) * sizeof *e);
-        if (!s || !e)
-            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-        memcpy(s, prefixes[i], (size_t)n * sizeof *s);
-        memcpy(e, prefixes[i], (size_t)n * sizeof *e);
-        eng_slice sl = {{s, (uint16_t)n, 1}, {e, (uint16_t)n, 1}};
-        if (k && k->lo) {
-            s[n] = lo;
-            sl.start.n = (uint16_t)(n + 1);
-            sl.start.inclusive = (uint8_t)k->lo_incl;
-        }
-        if (k && k->hi) {
-            e[n] = hi;
-            sl.end.n = (uint16_t)(n + 1);
-            sl.end.inclusive = (uint8_t)k->hi_incl;
-        }
-        /* Bounds are given in clustering order: a DESC column's lower value ends the slice. */
-        if (sc && sc->desc) {
-            eng_bound tmp = sl.start;
-            sl.start = sl.end;
-            sl.end = tmp;
-        }
-        slices[i] = sl;
-    }
-    q->slices = slices;
-    q->n_slices = n_prefixes;
-    return 0;
-}
-
-static int build_keys(cql_exec *x, const select_plan *sp, eng_query *q)
-{
-    const eng_table *t = sp->t;
-    eng_val **cands = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *cands);
-    int *counts = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *counts);
-    if (!cands || !counts)
-        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    for (int i = 0; i < t->n_pk; i++) {
-        int rc = eval_in(x, &t->cols[i], &sp->r.keys[i], &cands[i], &counts[i]);
-        if (rc)
-            return rc;
-    }
-    eng_val **keys;
-    uint32_t n;
-    int rc = product(x, cands, counts, t->n_pk, &keys, &n);
-    if (rc)
-        return rc;
-    q->keys = (const eng_val *const *)keys;
-    q->n_keys = n;
-    return n ? 0 : 1; /* IN (): nothing to read */
-}
-
-static int eval_token(cql_exec *x, const cql_term *t, int64_t *out)
-{
-    const eng_table *table = ((const select_plan *)x->plan->detail)->t;
-    if (t->kind == CQL_T_FUNCTION && !strcasecmp(t->name, "token")) {
-        eng_val parts[64];
-        for (int i = 0; i < t->n_items && i < 64; i++) {
-            int rc = cql_eval_val(x, t->items[i], table->cols[i].type, table->cols[i].name,
-                                  &parts[i]);
-            if (rc)
-                return rc;
-            if (parts[i].len < 0)
-                return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
-                                  table->cols[i].name);
-        }
-        eng_buf key = ENG_BUF_INIT;
-        eng_partition_key_compose(&key, parts, t->n_items);
-        *out = eng_token(key.p, key.len);
-        int bad = key.oom;
-        eng_buf_free(&key);
-        return bad ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory") : 0;
-    }
-    eng_val v;
-    int rc = cql_eval_val(x, t, &bigint_type, "partition key token", &v);
-    if (rc)
-        return rc;
-    if (v.len != 8)
-        return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for partition key token");
-    *out = (int64_t)eng_be64(v.p);
-    return 0;
-}
-
-/* Token bounds; the minimum token as a bound means unbounded (facts §7.3). */
-static int build_token_range(cql_exec *x, const select_plan *sp, eng_query *q)
-{
-    q->token_lo = ENG_TOKEN_MIN;
-    q->token_hi = ENG_TOKEN_MAX;
-    q->token_lo_incl = q->token_hi_incl = 1;
-    int64_t v;
-    int rc;
-    if (sp->r.tok_lo) {
-        if ((rc = eval_token(x, sp->r.tok_lo, &v)))
-            return rc;
-        if (v != ENG_TOKEN_MIN) {
-            q->token_lo = v;
-            q->token_lo_incl = (uint8_t)sp->r.tok_lo_incl;
-        }
-    }
-    if (sp->r.tok_hi) {
-        if ((rc = eval_token(x, sp->r.tok_hi, &v)))
-            return rc;
-        if (v != ENG_TOKEN_MIN) {
-            q->token_hi = v;
-            q->token_hi_incl = (uint8_t)sp->r.tok_hi_incl;
-        }
-    }
-    if (q->token_lo > q->token_hi ||
-        (q->token_lo == q->token_hi && (!q->token_lo_incl || !q->token_hi_incl)))
-        return 1; /* empty range, no wrap-around (CASSANDRA-5573) */
-    return 0;
-}
-
-/* ---- system tables: rows built from the catalog, restricted here ---- */
-
-/* token() restrictions next to = / IN on the key keep the keys inside the range (TokenFilter). */
-static int filter_keys_by_token(cql_exec *x, const select_plan *sp, eng_query *q, int *empty)
-{
-    eng_query range = *q;
-    int rc = build_token_range(x, sp, &range);
-    if (rc == 1) {
-        *empty = 1;
-        return 0;
-    }
-    if (rc)
-        return rc;
-    uint32_t kept = 0;
-    const eng_val **keys = (const eng_val **)q->keys;
-    for (uint32_t i = 0; i < q->n_keys; i++) {
-        eng_buf key = ENG_BUF_INIT;
-        eng_partition_key_compose(&key, keys[i], sp->t->n_pk);
-        int64_t tok = eng_token(key.p, key.len);
-        eng_buf_free(&key);
-        int lo_ok = range.token_lo_incl ? tok >= range.token_lo : tok > range.token_lo;
-        int hi_ok = range.token_hi_incl ? tok <= range.token_hi : tok < range.token_hi;
-        if (lo_ok && hi_ok)
-            keys[kept++] = keys[i];
-    }
-    q->n_keys = kept;
-    *empty = kept == 0;
     return 0;
 }
 
@@ -1551,19 +1128,17 @@ int cql_exec_select(cql_exec *x)
         return rc;
     q.per_partition_limit = ppl;
     int empty = 0;
-    if (sp->r.has_pk) {
-        rc = build_keys(x, sp, &q);
-        empty = rc == 1;
-        rc = rc == 1 ? 0 : rc;
-    } else {
-        rc = build_token_range(x, sp, &q);
-        empty = rc == 1;
-        rc = rc == 1 ? 0 : rc;
-    }
-    if (!rc && sp->r.has_pk && (sp->r.tok_lo || sp->r.tok_hi))
-        rc = filter_keys_by_token(x, sp, &q, &empty);
+    const cql_restrictions *r = &sp->r;
+    if (r->has_pk)
+        rc = cql_restrict_partition_keys(x, r, &q);
+    else
+        rc = cql_restrict_token_range(x, r, &q);
+    empty = rc == 1;
+    rc = rc == 1 ? 0 : rc;
+    if (!rc && r->has_pk && (r->tok_lo || r->tok_hi))
+        rc = cql_restrict_keys_in_token_range(x, r, &q, &empty);
     if (!rc) {
-        rc = build_slices(x, sp, &q, &run.mixed_lo, &run.mixed_hi);
+        rc = cql_restrict_clustering_slices(x, r, &q, &run.mixed_lo, &run.mixed_hi);
         if (rc == 1) {
             empty = 1;
             rc = 0;
@@ -1573,34 +1148,20 @@ int cql_exec_select(cql_exec *x)
         return rc;
     /* A partition with statics and no rows yields one row unless rows are restricted. */
     int regular_filter = 0;
-    for (int i = 0; i < sp->r.n_filters; i++)
-        regular_filter |= t->cols[sp->r.filters[i].col].kind == ENG_COL_REGULAR;
+    for (int i = 0; i < r->n_filters; i++)
+        regular_filter |= t->cols[r->filters[i].col].kind == ENG_COL_REGULAR;
     q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
-    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(sp->r.n_filters + 1) * sizeof(eng_val));
+    run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof(eng_val));
     run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
     if (!run.filter_vals || !run.aggs)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
     run.filter_lists =
-        eng_arena_alloc(&x->arena, (size_t)(sp->r.n_filters + 1) * sizeof(filter_list));
+        eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof *run.filter_lists);
     if (!run.filter_lists)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    for (int i = 0; i < sp->r.n_filters; i++) {
-        const cql_filter *f = &sp->r.filters[i];
-        if (f->op == CQL_OP_IN) {
-            cql_key_restriction k = {1, f->in_vals, f->n_in, f->in_marker, 0, NULL, NULL, 0, 0};
-            filter_list *l = &run.filter_lists[i];
-            if ((rc = eval_in(x, &t->cols[f->col], &k, &l->vals, &l->n)))
-                return rc;
-            run.filter_vals[i] = (eng_val){NULL, 0};
-            continue;
-        }
-        if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &run.filter_vals[i])))
-            return rc;
-        if (run.filter_vals[i].len == ENG_NULL)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
-                              t->cols[f->col].name);
-    }
+    if ((rc = cql_restrict_filter_values(x, r, run.filter_vals, run.filter_lists)))
+        return rc;
     uint32_t remaining; /* rows LIMIT still allows on this page and after (0: no limit) */
     const uint8_t *resume;
     size_t resume_len;
@@ -1618,9 +1179,9 @@ int cql_exec_select(cql_exec *x)
     }
     q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
     run.limit = sp->group_n ? limit : 0;
-    if (sp->aggregate && !sp->r.has_pk && !cql_systable_keyspace(t->ks))
+    if (sp->aggregate && !r->has_pk && !cql_systable_keyspace(t->ks))
         res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
-    else if (sp->aggregate && sp->r.has_pk && q.n_keys > 1)
+    else if (sp->aggregate && r->has_pk && q.n_keys > 1)
         res->warnings[res->n_warnings++] =
             "Aggregation query used on multiple partition keys (IN restriction)";
     if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
@@ -1628,7 +1189,7 @@ int cql_exec_select(cql_exec *x)
     q.resume = resume;
     q.resume_len = resume_len;
     /* Filtering drops rows after the engine counted them: count here instead. */
-    if (sp->r.n_filters && q.limit && page <= 0) {
+    if (r->n_filters && q.limit && page <= 0) {
         q.limit = 0;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
@@ -1644,7 +1205,7 @@ int cql_exec_select(cql_exec *x)
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
     eng_buf_free(&run.group_key);
-    if (!rc && sp->r.n_filters && remaining && res->n_rows > remaining)
+    if (!rc && r->n_filters && remaining && res->n_rows > remaining)
         res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {
         uint32_t left = remaining ? remaining - (run.rows < remaining ? run.rows : remaining) : 0;
