@@ -31,10 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <time.h>
-#include <unistd.h>
 
+#define BENCH_NAME "cql_bench"
+#include "bench/bench.h"
 #include "cql/cql.h"
 
 #define N_ROOMS 100
@@ -63,31 +62,16 @@ static const char SELECT_LAST[] = "SELECT author, body FROM chat.messages WHERE 
 static const char INSERT_USER[] =
     "INSERT INTO chat.users (login, password, name) VALUES (?, ?, ?) IF NOT EXISTS";
 
-/* ---- failures: the only non-zero exits ---- */
+/* ---- failures: the only non-zero exits (with bench.h's) ---- */
 
 static void die_eng(const char *what, const eng_err *err)
 {
-    fprintf(stderr, "cql_bench: error in %s: %d %s\n", what, err->code, err->msg);
-    exit(1);
-}
-
-static void die_nomem(void)
-{
-    fprintf(stderr, "cql_bench: out of memory\n");
-    exit(1);
-}
-
-static void die_rows(const char *what, long got, long want)
-{
-    fprintf(stderr, "cql_bench: %s returned %ld rows, expected %ld\n", what, got, want);
-    exit(1);
+    bench_die("error in %s: %d %s", what, err->code, err->msg);
 }
 
 static void die_result(const char *what, const cql_result *r)
 {
-    fprintf(stderr, "cql_bench: %s returned a result of kind %d with %u columns\n", what, r->kind,
-            r->n_cols);
-    exit(1);
+    bench_die("%s returned a result of kind %d with %u columns", what, r->kind, r->n_cols);
 }
 
 /* ---- run configuration and data set ---- */
@@ -151,7 +135,7 @@ static void make_logins(dataset *d, long n_cas)
     d->n_logins = n_cas;
     d->logins = calloc((size_t)n_cas, sizeof *d->logins);
     if (!d->logins)
-        die_nomem();
+        bench_die_nomem();
     for (long i = 0; i < n_cas; i++) {
         if (i % 2 == 0)
             snprintf(d->logins[i], sizeof d->logins[i], "new-%07ld", i);
@@ -166,7 +150,7 @@ static void make_ids(dataset *d, eng_db *db, long n)
     d->n_ids = n;
     d->ids = calloc((size_t)n, sizeof *d->ids);
     if (!d->ids)
-        die_nomem();
+        bench_die_nomem();
     eng_uuidgen *g = eng_db_uuidgen(db);
     for (long i = 0; i < n; i++)
         eng_uuidgen_next(g, eng_clock_now_us(eng_db_clock(db)), d->ids[i]);
@@ -193,10 +177,8 @@ typedef struct side {
 static uint16_t column(const eng_table *t, const char *name)
 {
     int i = eng_table_column_index(t, name);
-    if (i < 0) {
-        fprintf(stderr, "cql_bench: column %s missing\n", name);
-        exit(1);
-    }
+    if (i < 0)
+        bench_die("column %s missing", name);
     return (uint16_t)i;
 }
 
@@ -217,10 +199,8 @@ static void side_open(side *s, const char *dir, size_t map_size, int prepared)
     eng_err_clear(&err);
     eng_db_options o = {ENG_DURABLE_NONE, map_size, 0, 0, 0};
     memset(s, 0, sizeof *s);
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "cql_bench: cannot create %s: %s\n", dir, strerror(errno));
-        exit(1);
-    }
+    if (mkdir(dir, 0755) && errno != EEXIST)
+        bench_die("cannot create %s: %s", dir, strerror(errno));
     if (eng_db_open(dir, &o, &s->db, &err))
         die_eng("open", &err);
     if (cql_session_new(s->db, &s->session, &err))
@@ -232,10 +212,8 @@ static void side_open(side *s, const char *dir, size_t map_size, int prepared)
         die_eng("schema", &err);
     s->msgs = eng_schema_table(s->schema, "chat", "messages");
     s->users = eng_schema_table(s->schema, "chat", "users");
-    if (!s->msgs || !s->users) {
-        fprintf(stderr, "cql_bench: tables missing after CREATE TABLE\n");
-        exit(1);
-    }
+    if (!s->msgs || !s->users)
+        bench_die("tables missing after CREATE TABLE");
     s->author = column(s->msgs, "author");
     s->body = column(s->msgs, "body");
     s->password = column(s->users, "password");
@@ -259,7 +237,7 @@ static void side_close(side *s)
 
 /* ---- operations: op(b, i) runs operation number i of a workload ---- */
 
-typedef struct bench {
+struct bench {
     const dataset *d;
     side *s;
     long n_msgs;    /* messages stored: reads pick among them */
@@ -267,9 +245,7 @@ typedef struct bench {
     long applied;   /* CAS operations that applied */
     uint64_t check; /* folds the bytes read, so no read can be skipped */
     eng_err err;
-} bench;
-
-typedef void (*op_fn)(bench *b, long i);
+};
 
 /* What a consumer does with a message: looks at both strings. */
 static void consume(bench *b, const uint8_t *a, int32_t la, const uint8_t *body, int32_t lb)
@@ -337,7 +313,7 @@ static void cql_last(bench *b, long i)
     int has_more = r->has_more;
     cql_result_free(r);
     if (b->rows != expected_last(b->n_msgs, room) || has_more)
-        die_rows("CQL last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("CQL last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 static int engine_row(void *ctx, const eng_row_view *v)
@@ -360,7 +336,7 @@ static void engine_last(bench *b, long i)
     if (eng_read(b->s->db, &q, engine_row, b, NULL, &b->err))
         die_eng("engine last 50", &b->err);
     if (b->rows != expected_last(b->n_msgs, room))
-        die_rows("engine last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("engine last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 /* INSERT INTO chat.users (login, password, name) VALUES (?, ?, ?) IF NOT EXISTS */
@@ -429,68 +405,6 @@ static void load_users(side *s, const dataset *d)
     }
 }
 
-/* ---- timing ---- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Runs operations [lo, hi) and returns their rate in operations per second. */
-static double run(op_fn op, bench *b, long lo, long hi)
-{
-    double t0 = now_s();
-    for (long i = lo; i < hi; i++)
-        op(b, i);
-    double dt = now_s() - t0;
-    return dt > 0 ? (double)(hi - lo) / dt : 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-typedef struct result {
-    const char *name;
-    long per_round;  /* timed operations per round and side */
-    double cql, eng; /* median rate, ops/s */
-} result;
-
-/*
- * Warms both sides up on positions [0, warm), then times ROUNDS rounds of
- * per_round positions each, the side that goes first alternating.
- */
-static void measure(result *out, op_fn cop, bench *cb, op_fn eop, bench *eb, long warm,
-                    long per_round)
-{
-    double cr[ROUNDS], er[ROUNDS];
-    run(cop, cb, 0, warm);
-    run(eop, eb, 0, warm);
-    for (int k = 0; k < ROUNDS; k++) {
-        long lo = warm + k * per_round, hi = lo + per_round;
-        if (k % 2 == 0) {
-            cr[k] = run(cop, cb, lo, hi);
-            er[k] = run(eop, eb, lo, hi);
-        } else {
-            er[k] = run(eop, eb, lo, hi);
-            cr[k] = run(cop, cb, lo, hi);
-        }
-    }
-    out->per_round = per_round;
-    out->cql = median(cr, ROUNDS);
-    out->eng = median(er, ROUNDS);
-}
-
 /* ---- report ---- */
 
 static void print_header(const config *cfg, const char *dir, const char *fs)
@@ -507,54 +421,13 @@ static void print_header(const config *cfg, const char *dir, const char *fs)
            "cql/engine", "target");
 }
 
-static void print_result(const result *r)
+/* A figure's first side is CQL, its second the engine API. */
+static void print_result(const bench_figure *r)
 {
-    double ratio = r->eng > 0 ? r->cql / r->eng : 0;
-    printf("%-34s %9ld %12.0f %12.0f %10.2f  %s\n", r->name, r->per_round, r->cql, r->eng, ratio,
+    double ratio = bench_ratio(r->a, r->b);
+    printf("%-34s %9ld %12.0f %12.0f %10.2f  %s\n", r->name, r->per_round, r->a, r->b, ratio,
            ratio >= TARGET ? "met" : "MISSED");
     fflush(stdout);
-}
-
-/* ---- directories ---- */
-
-/* This run's directory, removed at exit; shorter than PATH_MAX so "/engine-none/data.mdb" fits. */
-static char root[PATH_MAX - 32];
-
-static void remove_root(void)
-{
-    char p[PATH_MAX];
-    if (!root[0])
-        return;
-    for (size_t i = 0; i < ENG_ARRAY_LEN(SUBDIRS); i++) {
-        snprintf(p, sizeof p, "%s/%s/data.mdb", root, SUBDIRS[i]);
-        unlink(p);
-        snprintf(p, sizeof p, "%s/%s/lock.mdb", root, SUBDIRS[i]);
-        unlink(p);
-        snprintf(p, sizeof p, "%s/%s", root, SUBDIRS[i]);
-        rmdir(p);
-    }
-    rmdir(root);
-}
-
-static const char *fs_name(const char *path)
-{
-    struct statfs s;
-    if (statfs(path, &s))
-        return "file system unknown";
-    switch ((unsigned long)s.f_type) {
-    case 0x01021994UL:
-        return "tmpfs";
-    case 0xEF53UL:
-        return "ext4";
-    case 0x58465342UL:
-        return "xfs";
-    case 0x9123683EUL:
-        return "btrfs";
-    case 0x794C7630UL:
-        return "overlayfs";
-    default:
-        return "file system other than tmpfs";
-    }
 }
 
 /* ---- main ---- */
@@ -570,19 +443,10 @@ static void usage(void)
 
 static void parse_args(int argc, char **argv, config *cfg)
 {
-    long n = 200000;
-    const char *tmp = getenv("TMPDIR");
-    cfg->base = tmp && *tmp ? tmp : "/tmp";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            n = 50000;
-        else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
-            n = strtol(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
-            cfg->base = argv[++i];
-        else
-            usage();
-    }
+    bench_args a;
+    bench_parse_args(argc, argv, "--ops", 1, usage, &a);
+    long n = a.number ? strtol(a.number, NULL, 10) : a.quick ? 50000 : 200000;
+    cfg->base = a.base;
     if (n < MIN_OPS)
         n = MIN_OPS;
     cfg->inserts = n;
@@ -590,65 +454,57 @@ static void parse_args(int argc, char **argv, config *cfg)
     cfg->cas = n / 2;
 }
 
-static void bench_all(const config *cfg, dataset *d, side *cs, side *es, result *res)
+static void bench_all(const config *cfg, dataset *d, side *cs, side *es, bench_figure *res)
 {
     bench cb = {.d = d, .s = cs}, eb = {.d = d, .s = es};
     eng_err_clear(&cb.err);
     eng_err_clear(&eb.err);
     long warm = cfg->inserts / 20, per = (cfg->inserts - warm) / ROUNDS;
     res[0].name = "insert a message";
-    measure(&res[0], cql_insert, &cb, engine_insert, &eb, warm, per);
+    bench_measure(&res[0], ROUNDS, cql_insert, &cb, engine_insert, &eb, warm, per);
     print_result(&res[0]);
     cb.n_msgs = eb.n_msgs = warm + per * ROUNDS;
 
     warm = cfg->reads / 20;
     per = (cfg->reads - warm) / ROUNDS;
     res[1].name = "last 50 messages of a room";
-    measure(&res[1], cql_last, &cb, engine_last, &eb, warm, per);
+    bench_measure(&res[1], ROUNDS, cql_last, &cb, engine_last, &eb, warm, per);
     print_result(&res[1]);
-    if (cb.check != eb.check) {
-        fprintf(stderr, "cql_bench: the CQL and engine reads returned different bytes\n");
-        exit(1);
-    }
+    if (cb.check != eb.check)
+        bench_die("the CQL and engine reads returned different bytes");
 
     load_users(cs, d);
     load_users(es, d);
     warm = cfg->cas / 20;
     per = (cfg->cas - warm) / ROUNDS;
     res[2].name = "insert user if not exists (CAS)";
-    measure(&res[2], cql_cas, &cb, engine_cas, &eb, warm, per);
+    bench_measure(&res[2], ROUNDS, cql_cas, &cb, engine_cas, &eb, warm, per);
     print_result(&res[2]);
     if (cb.applied != eb.applied)
-        die_rows("CQL CAS (applied)", cb.applied, eb.applied);
+        bench_die_rows("CQL CAS (applied)", cb.applied, eb.applied);
 }
 
 int main(int argc, char **argv)
 {
     config cfg;
     parse_args(argc, argv, &cfg);
-    snprintf(root, sizeof root, "%s/cassette-cqlbench-XXXXXX", cfg.base);
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "cql_bench: cannot create a directory under %s: %s\n", cfg.base,
-                strerror(errno));
-        return 1;
-    }
-    atexit(remove_root);
+    const char *root = bench_make_root(cfg.base, "cassette-cqlbench");
     /* Room for every row, so no map resize lands in a timed loop. */
     size_t map_size = ((size_t)1 << 30) + (size_t)cfg.inserts * 4096;
-    print_header(&cfg, root, fs_name(root));
+    print_header(&cfg, root, bench_fs_name(root, "tmpfs"));
 
     static dataset d;
     side cs, es;
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s", root, SUBDIRS[0]);
+    bench_path(dir, sizeof dir, SUBDIRS[0]);
     side_open(&cs, dir, map_size, 1);
-    snprintf(dir, sizeof dir, "%s/%s", root, SUBDIRS[1]);
+    bench_path(dir, sizeof dir, SUBDIRS[1]);
     side_open(&es, dir, map_size, 0);
     make_texts(&d);
     make_ids(&d, es.db, cfg.inserts);
     make_logins(&d, cfg.cas);
 
-    result res[3];
+    bench_figure res[3];
     bench_all(&cfg, &d, &cs, &es, res);
 
     side_close(&cs);

@@ -36,9 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
-#include <time.h>
 
+#define BENCH_NAME "driver_bench"
+#include "bench/bench.h"
 #include "cql/cql.h"
 
 #define N_ROOMS 100
@@ -62,40 +62,11 @@ static const char SELECT_LAST[] = "SELECT author, body FROM chat.messages WHERE 
 /* Untimed, for the final check: a whole room, message ids included. */
 static const char SELECT_ROOM[] = "SELECT msg_id, author, body FROM chat.messages WHERE room = ?";
 
-/* ---- failures: the only non-zero exits ---- */
+/* ---- failures: the only non-zero exits (with bench.h's) ---- */
 
 static void die_eng(const char *what, const eng_err *err)
 {
-    fprintf(stderr, "driver_bench: executor error in %s: %d %s\n", what, err->code, err->msg);
-    exit(1);
-}
-
-static void die_cass(const char *what, CassError rc)
-{
-    fprintf(stderr, "driver_bench: driver error in %s: %s\n", what, cass_error_desc(rc));
-    exit(1);
-}
-
-static void die_future(const char *what, CassFuture *f)
-{
-    const char *msg;
-    size_t len;
-    cass_future_error_message(f, &msg, &len);
-    fprintf(stderr, "driver_bench: driver error in %s: %s: %.*s\n", what,
-            cass_error_desc(cass_future_error_code(f)), (int)len, msg);
-    exit(1);
-}
-
-static void die_nomem(void)
-{
-    fprintf(stderr, "driver_bench: out of memory\n");
-    exit(1);
-}
-
-static void die_rows(const char *what, long got, long want)
-{
-    fprintf(stderr, "driver_bench: %s returned %ld rows, expected %ld\n", what, got, want);
-    exit(1);
+    bench_die("executor error in %s: %d %s", what, err->code, err->msg);
 }
 
 /* ---- run configuration and data set ---- */
@@ -155,7 +126,7 @@ static void make_ids(dataset *d, eng_db *db, long n)
     d->ids = calloc((size_t)n, sizeof *d->ids);
     d->uuids = calloc((size_t)n, sizeof *d->uuids);
     if (!d->ids || !d->uuids)
-        die_nomem();
+        bench_die_nomem();
     eng_uuidgen *g = eng_db_uuidgen(db);
     for (long i = 0; i < n; i++) {
         const uint8_t *b = d->ids[i];
@@ -167,7 +138,7 @@ static void make_ids(dataset *d, eng_db *db, long n)
                  b[15]);
         CassError rc = cass_uuid_from_string(s, &d->uuids[i]);
         if (rc != CASS_OK)
-            die_cass(s, rc);
+            bench_die_cass(s, rc);
     }
 }
 
@@ -197,7 +168,7 @@ static void drv_run(CassSession *session, CassStatement *st, const char *what)
 {
     CassFuture *f = cass_session_execute(session, st);
     if (cass_future_error_code(f) != CASS_OK)
-        die_future(what, f);
+        bench_die_future(what, f);
     cass_future_free(f);
 }
 
@@ -206,7 +177,7 @@ static const CassPrepared *drv_prepare(CassSession *session, const char *query)
     CassFuture *f = cass_session_prepare(session, query);
     const CassPrepared *p = cass_future_get_prepared(f);
     if (!p)
-        die_future(query, f);
+        bench_die_future(query, f);
     cass_future_free(f);
     return p;
 }
@@ -217,18 +188,18 @@ static void drv_open(drv_side *s)
     s->cluster = cass_cluster_new();
     s->session = cass_session_new();
     if (!s->cluster || !s->session)
-        die_nomem();
+        bench_die_nomem();
     CassError rc = cass_cluster_set_contact_points(s->cluster, "memory:");
     if (rc != CASS_OK)
-        die_cass("cass_cluster_set_contact_points", rc);
+        bench_die_cass("cass_cluster_set_contact_points", rc);
     CassFuture *f = cass_session_connect(s->session, s->cluster);
     if (cass_future_error_code(f) != CASS_OK)
-        die_future("connect to memory:", f);
+        bench_die_future("connect to memory:", f);
     cass_future_free(f);
     for (size_t i = 0; i < sizeof SCHEMA / sizeof SCHEMA[0]; i++) {
         CassStatement *st = cass_statement_new(SCHEMA[i], 0);
         if (!st)
-            die_nomem();
+            bench_die_nomem();
         drv_run(s->session, st, SCHEMA[i]);
         cass_statement_free(st);
     }
@@ -297,7 +268,7 @@ static void exec_close(exec_side *s)
 
 /* ---- operations: op(b, i) runs operation number i of a workload ---- */
 
-typedef struct bench {
+struct bench {
     const dataset *d;
     drv_side *drv; /* the side this bench drives: one of drv and exec is NULL */
     exec_side *exec;
@@ -305,9 +276,7 @@ typedef struct bench {
     long rows;      /* rows the current read returned */
     uint64_t check; /* folds the bytes read, so no read can be skipped */
     eng_err err;
-} bench;
-
-typedef void (*op_fn)(bench *b, long i);
+};
 
 /* What a consumer does with a message: looks at both strings (cql_bench's consume). */
 static void consume(bench *b, const char *a, size_t la, const char *body, size_t lb)
@@ -323,13 +292,13 @@ static void drv_insert(bench *b, long i)
     const dataset *d = b->d;
     CassStatement *st = cass_prepared_bind(b->drv->insert_msg);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassError rc;
     if ((rc = cass_statement_bind_string(st, 0, d->rooms[i % N_ROOMS])) != CASS_OK ||
         (rc = cass_statement_bind_uuid(st, 1, d->uuids[i])) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 2, d->authors[i % N_TEXTS])) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 3, d->bodies[i % N_TEXTS])) != CASS_OK)
-        die_cass("binding the insert", rc);
+        bench_die_cass("binding the insert", rc);
     drv_run(b->drv->session, st, "driver insert");
     cass_statement_free(st);
 }
@@ -354,11 +323,8 @@ static void exec_insert(bench *b, long i)
     exec_options(&o, v, 4, PAGE_SIZE);
     if (cql_execute(b->exec->session, b->exec->insert_msg, &o, &r, &b->err))
         die_eng("executor insert", &b->err);
-    if (r->kind != CQL_RESULT_VOID) {
-        fprintf(stderr, "driver_bench: the executor insert returned a result of kind %d\n",
-                r->kind);
-        exit(1);
-    }
+    if (r->kind != CQL_RESULT_VOID)
+        bench_die("the executor insert returned a result of kind %d", r->kind);
     cql_result_free(r);
 }
 
@@ -367,7 +333,7 @@ static void drv_string(const CassRow *row, size_t c, const char **s, size_t *len
 {
     CassError rc = cass_value_get_string(cass_row_get_column(row, c), s, len);
     if (rc != CASS_OK)
-        die_cass("cass_value_get_string", rc);
+        bench_die_cass("cass_value_get_string", rc);
 }
 
 /* SELECT author, body FROM chat.messages WHERE room = ? LIMIT 50 (newest first). */
@@ -376,17 +342,17 @@ static void drv_last(bench *b, long i)
     int room = (int)pick(i, N_ROOMS);
     CassStatement *st = cass_prepared_bind(b->drv->select_last);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassError rc = cass_statement_bind_string(st, 0, b->d->rooms[room]);
     if (rc != CASS_OK)
-        die_cass("binding the select", rc);
+        bench_die_cass("binding the select", rc);
     CassFuture *f = cass_session_execute(b->drv->session, st);
     const CassResult *r = cass_future_get_result(f);
     if (!r)
-        die_future("driver last 50", f);
+        bench_die_future("driver last 50", f);
     CassIterator *it = cass_iterator_from_result(r);
     if (!it)
-        die_nomem();
+        bench_die_nomem();
     b->rows = 0;
     while (cass_iterator_next(it)) {
         const CassRow *row = cass_iterator_get_row(it);
@@ -402,7 +368,7 @@ static void drv_last(bench *b, long i)
     cass_future_free(f);
     cass_statement_free(st);
     if (b->rows != expected_last(b->n_msgs, room) || more)
-        die_rows("driver last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("driver last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 static void exec_last(bench *b, long i)
@@ -413,11 +379,8 @@ static void exec_last(bench *b, long i)
     exec_options(&o, &b->d->room[room], 1, PAGE_SIZE);
     if (cql_execute(b->exec->session, b->exec->select_last, &o, &r, &b->err))
         die_eng("executor last 50", &b->err);
-    if (r->kind != CQL_RESULT_ROWS || r->n_cols != 2) {
-        fprintf(stderr, "driver_bench: the executor last 50 returned kind %d, %u columns\n",
-                r->kind, r->n_cols);
-        exit(1);
-    }
+    if (r->kind != CQL_RESULT_ROWS || r->n_cols != 2)
+        bench_die("the executor last 50 returned kind %d, %u columns", r->kind, r->n_cols);
     b->rows = 0;
     for (uint32_t k = 0; k < r->n_rows; k++) {
         const eng_val *row = &r->cells[2 * k];
@@ -427,7 +390,7 @@ static void exec_last(bench *b, long i)
     int more = r->has_more;
     cql_result_free(r);
     if (b->rows != expected_last(b->n_msgs, room) || more)
-        die_rows("executor last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("executor last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 /* ---- the final check: both sides hold and return the same rows ---- */
@@ -447,7 +410,7 @@ static void capture_value(capture *c, const void *p, size_t len)
             cap *= 2;
         uint8_t *q = realloc(c->p, cap);
         if (!q)
-            die_nomem();
+            bench_die_nomem();
         c->p = q;
         c->cap = cap;
     }
@@ -463,20 +426,20 @@ static void drv_capture(drv_side *s, const CassPrepared *p, const char *room, ca
 {
     CassStatement *st = cass_prepared_bind(p);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassError rc = cass_statement_bind_string(st, 0, room);
     if (rc != CASS_OK)
-        die_cass("binding the check", rc);
+        bench_die_cass("binding the check", rc);
     CassFuture *f = cass_session_execute(s->session, st);
     const CassResult *r = cass_future_get_result(f);
     if (!r)
-        die_future("driver check", f);
+        bench_die_future("driver check", f);
     if (cass_result_has_more_pages(r))
-        die_rows("driver check (one page)", -1, 0);
+        bench_die_rows("driver check (one page)", -1, 0);
     size_t nc = cass_result_column_count(r);
     CassIterator *it = cass_iterator_from_result(r);
     if (!it)
-        die_nomem();
+        bench_die_nomem();
     c->len = 0;
     c->rows = 0;
     while (cass_iterator_next(it)) {
@@ -485,7 +448,7 @@ static void drv_capture(drv_side *s, const CassPrepared *p, const char *room, ca
             const cass_byte_t *v;
             size_t len;
             if ((rc = cass_value_get_bytes(cass_row_get_column(row, k), &v, &len)) != CASS_OK)
-                die_cass("cass_value_get_bytes", rc);
+                bench_die_cass("cass_value_get_bytes", rc);
             capture_value(c, v, len);
         }
         c->rows++;
@@ -506,12 +469,12 @@ static void exec_capture(exec_side *s, cql_prepared *p, const eng_val *room, cap
     if (cql_execute(s->session, p, &o, &r, &err))
         die_eng("executor check", &err);
     if (r->kind != CQL_RESULT_ROWS || r->has_more)
-        die_rows("executor check (one page)", -1, 0);
+        bench_die_rows("executor check (one page)", -1, 0);
     c->len = 0;
     c->rows = r->n_rows;
     for (size_t k = 0; k < (size_t)r->n_rows * r->n_cols; k++) {
         if (r->cells[k].len < 0)
-            die_rows("executor check (a null value)", -1, 0);
+            bench_die_rows("executor check (a null value)", -1, 0);
         capture_value(c, r->cells[k].p, (size_t)r->cells[k].len);
     }
     cql_result_free(r);
@@ -522,7 +485,7 @@ static void verify_room(const dataset *d, long n_msgs, int r, const capture *c)
 {
     long n = in_room(n_msgs, r);
     if (c->rows != n)
-        die_rows("check of a whole room", c->rows, n);
+        bench_die_rows("check of a whole room", c->rows, n);
     size_t off = 0;
     for (long k = 0; k < n; k++) {
         long i = r + (n - 1 - k) * N_ROOMS; /* DESC: the newest message first */
@@ -531,12 +494,8 @@ static void verify_room(const dataset *d, long n_msgs, int r, const capture *c)
         for (int col = 0; col < 3; col++) {
             uint32_t len;
             memcpy(&len, c->p + off, 4);
-            if (len != want_len[col] || memcmp(c->p + off + 4, want[col], len) != 0) {
-                fprintf(stderr,
-                        "driver_bench: room %d row %ld column %d differs from message %ld\n", r, k,
-                        col, i);
-                exit(1);
-            }
+            if (len != want_len[col] || memcmp(c->p + off + 4, want[col], len) != 0)
+                bench_die("room %d row %ld column %d differs from message %ld", r, k, col, i);
             off += 4 + len;
         }
     }
@@ -553,11 +512,9 @@ static void check_rows(const dataset *d, drv_side *ds, exec_side *es, long n_msg
         drv_capture(ds, ds->select_last, d->rooms[r], &dc);
         exec_capture(es, es->select_last, &d->room[r], &ec);
         if (dc.rows != expected_last(n_msgs, r))
-            die_rows("driver check of last 50", dc.rows, expected_last(n_msgs, r));
-        if (dc.rows != ec.rows || dc.len != ec.len || memcmp(dc.p, ec.p, dc.len) != 0) {
-            fprintf(stderr, "driver_bench: the last 50 of room %d differ between the sides\n", r);
-            exit(1);
-        }
+            bench_die_rows("driver check of last 50", dc.rows, expected_last(n_msgs, r));
+        if (dc.rows != ec.rows || dc.len != ec.len || memcmp(dc.p, ec.p, dc.len) != 0)
+            bench_die("the last 50 of room %d differ between the sides", r);
         drv_capture(ds, ds->select_room, d->rooms[r], &dc);
         verify_room(d, n_msgs, r, &dc);
         exec_capture(es, es->select_room, &d->room[r], &ec);
@@ -567,103 +524,14 @@ static void check_rows(const dataset *d, drv_side *ds, exec_side *es, long n_msg
     free(ec.p);
 }
 
-/* ---- timing ---- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Runs operations [lo, hi) and returns their rate in operations per second. */
-static double run(op_fn op, bench *b, long lo, long hi)
-{
-    double t0 = now_s();
-    for (long i = lo; i < hi; i++)
-        op(b, i);
-    double dt = now_s() - t0;
-    return dt > 0 ? (double)(hi - lo) / dt : 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-typedef struct result {
-    const char *name;
-    long per_round;   /* timed operations per round and side */
-    double drv, exec; /* median rate, ops/s */
-    double lo, hi;    /* lowest and highest ratio of one round */
-} result;
-
-/*
- * Warms both sides up on positions [0, warm), then times ROUNDS rounds of
- * per_round positions each, the side that goes first alternating.
- */
-static void measure(result *out, op_fn dop, bench *db, op_fn eop, bench *eb, long warm,
-                    long per_round)
-{
-    double dr[ROUNDS], er[ROUNDS];
-    run(dop, db, 0, warm);
-    run(eop, eb, 0, warm);
-    out->lo = 1e9;
-    out->hi = 0;
-    for (int k = 0; k < ROUNDS; k++) {
-        long lo = warm + k * per_round, hi = lo + per_round;
-        if (k % 2 == 0) {
-            dr[k] = run(dop, db, lo, hi);
-            er[k] = run(eop, eb, lo, hi);
-        } else {
-            er[k] = run(eop, eb, lo, hi);
-            dr[k] = run(dop, db, lo, hi);
-        }
-        double ratio = er[k] > 0 ? dr[k] / er[k] : 0;
-        out->lo = ratio < out->lo ? ratio : out->lo;
-        out->hi = ratio > out->hi ? ratio : out->hi;
-    }
-    out->per_round = per_round;
-    out->drv = median(dr, ROUNDS);
-    out->exec = median(er, ROUNDS);
-}
-
 /* ---- report ---- */
-
-static const char *fs_name(const char *path)
-{
-    struct statfs s;
-    if (!path || statfs(path, &s))
-        return "file system unknown";
-    switch ((unsigned long)s.f_type) {
-    case 0x01021994UL:
-        return "tmpfs";
-    case 0xEF53UL:
-        return "ext4";
-    case 0x58465342UL:
-        return "xfs";
-    case 0x9123683EUL:
-        return "btrfs";
-    case 0x794C7630UL:
-        return "overlayfs";
-    default:
-        return "file system other than tmpfs";
-    }
-}
 
 static void print_header(const config *cfg, const char *exec_dir)
 {
     printf("driver_bench: prepared statements through the driver API (cassandra.h) vs the CQL "
            "executor, same data, same run\n");
     printf("databases: driver \"memory:\", executor eng_db_open_temp %s (%s); durability none\n",
-           exec_dir, fs_name(exec_dir));
+           exec_dir, bench_fs_name(exec_dir, "tmpfs"));
     printf("workload: %d rooms, %ld messages (bodies ~100 B, authors ~10 B), %ld last-50 reads\n",
            N_ROOMS, cfg->inserts, cfg->reads);
     printf("figures: median of %d rounds, driver and executor alternating first; target "
@@ -673,13 +541,14 @@ static void print_header(const config *cfg, const char *exec_dir)
            "exec ops/s", "drv/exec", "rounds", "target");
 }
 
-static void print_result(const result *r)
+/* A figure's first side is the driver, its second the executor. */
+static void print_result(const bench_figure *r)
 {
-    double ratio = r->exec > 0 ? r->drv / r->exec : 0;
+    double ratio = bench_ratio(r->a, r->b);
     char range[32];
     snprintf(range, sizeof range, "%.2f-%.2f", r->lo, r->hi);
-    printf("%-28s %9ld %12.0f %12.0f %8.3f %11s  %s\n", r->name, r->per_round, r->drv, r->exec,
-           ratio, range, ratio >= TARGET ? "met" : "MISSED");
+    printf("%-28s %9ld %12.0f %12.0f %8.3f %11s  %s\n", r->name, r->per_round, r->a, r->b, ratio,
+           range, ratio >= TARGET ? "met" : "MISSED");
     fflush(stdout);
 }
 
@@ -695,15 +564,9 @@ static void usage(void)
 
 static void parse_args(int argc, char **argv, config *cfg)
 {
-    long n = 200000;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            n = 50000;
-        else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
-            n = strtol(argv[++i], NULL, 10);
-        else
-            usage();
-    }
+    bench_args a;
+    bench_parse_args(argc, argv, "--ops", 0, usage, &a);
+    long n = a.number ? strtol(a.number, NULL, 10) : a.quick ? 50000 : 200000;
     if (n < MIN_OPS)
         n = MIN_OPS;
     cfg->inserts = n;
@@ -727,22 +590,20 @@ int main(int argc, char **argv)
     bench db = {.d = &d, .drv = &ds}, eb = {.d = &d, .exec = &es};
     eng_err_clear(&db.err);
     eng_err_clear(&eb.err);
-    result res[2];
+    bench_figure res[2];
     long warm = cfg.inserts / 20, per = (cfg.inserts - warm) / ROUNDS;
     res[0].name = "insert a message";
-    measure(&res[0], drv_insert, &db, exec_insert, &eb, warm, per);
+    bench_measure(&res[0], ROUNDS, drv_insert, &db, exec_insert, &eb, warm, per);
     print_result(&res[0]);
     db.n_msgs = eb.n_msgs = warm + per * ROUNDS;
 
     warm = cfg.reads / 20;
     per = (cfg.reads - warm) / ROUNDS;
     res[1].name = "last 50 messages of a room";
-    measure(&res[1], drv_last, &db, exec_last, &eb, warm, per);
+    bench_measure(&res[1], ROUNDS, drv_last, &db, exec_last, &eb, warm, per);
     print_result(&res[1]);
-    if (db.check != eb.check) {
-        fprintf(stderr, "driver_bench: the driver and executor reads returned different bytes\n");
-        return 1;
-    }
+    if (db.check != eb.check)
+        bench_die("the driver and executor reads returned different bytes");
     check_rows(&d, &ds, &es, db.n_msgs);
     printf("\nchecked: every room reads the same values on both sides, and holds the %ld "
            "messages inserted\n",

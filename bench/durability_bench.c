@@ -48,19 +48,19 @@
 #include <cassette.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#define BENCH_NAME "durability_bench"
+#include "bench/bench.h"
 
 #define ROUNDS 3
 #define N_ROOMS 100
@@ -104,64 +104,21 @@ static const char SQ_SCHEMA[] =
     "PRIMARY KEY (room, id)) WITHOUT ROWID";
 static const char SQ_INSERT[] = "INSERT INTO messages (room, id, author, body) VALUES (?, ?, ?, ?)";
 
-/* ---- failures: the only non-zero exits ---- */
-
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "durability_bench: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(1);
-}
-
-static void die_cass(const char *what, CassError rc)
-{
-    die("driver error in %s: %s", what, cass_error_desc(rc));
-}
-
-static void die_future(const char *what, CassFuture *f)
-{
-    const char *msg;
-    size_t len;
-    cass_future_error_message(f, &msg, &len);
-    fprintf(stderr, "durability_bench: driver error in %s: %s: %.*s\n", what,
-            cass_error_desc(cass_future_error_code(f)), (int)len, msg);
-    exit(1);
-}
+/* ---- failures: the only non-zero exits (with bench.h's) ---- */
 
 static void die_sqlite(const char *what, sqlite3 *db)
 {
-    die("SQLite error in %s: %s", what, db ? sqlite3_errmsg(db) : "cannot open");
-}
-
-static void die_nomem(void)
-{
-    die("out of memory");
+    bench_die("SQLite error in %s: %s", what, db ? sqlite3_errmsg(db) : "cannot open");
 }
 
 static void die_count(const char *what, long got, long want)
 {
-    fprintf(stderr, "durability_bench: %s: %ld, expected %ld\n", what, got, want);
-    exit(1);
+    bench_die("%s: %ld, expected %ld", what, got, want);
 }
 
-/* ---- clocks ---- */
+/* ---- clocks (with bench.h's) ---- */
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double now_s(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
-
+/* The main thread's wait for a round's deadline, resumed when a signal cuts it short. */
 static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -169,70 +126,30 @@ static void sleep_s(double s)
         ;
 }
 
-/* ---- the run's directory, removed at exit ---- */
-
-static char root[PATH_MAX - 64];
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_root(void)
-{
-    if (root[0])
-        nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *fs_name(const char *path)
-{
-    struct statfs s;
-    if (statfs(path, &s))
-        return "file system unknown";
-    switch ((unsigned long)s.f_type) {
-    case 0x01021994UL:
-        return "tmpfs: in memory, so a sync costs nothing; use --dir on a disk";
-    case 0xEF53UL:
-        return "ext4";
-    case 0x58465342UL:
-        return "xfs";
-    case 0x9123683EUL:
-        return "btrfs";
-    case 0x794C7630UL:
-        return "overlayfs";
-    default:
-        return "file system other than tmpfs";
-    }
-}
-
 /* ---- the cost of one sync: 4 KiB written in place, then fdatasync ---- */
 
 static double measure_sync_us(double seconds)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/sync-probe", root);
+    bench_path(path, sizeof path, "sync-probe");
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (fd < 0)
-        die("cannot create %s: %s", path, strerror(errno));
+        bench_die("cannot create %s: %s", path, strerror(errno));
     static char buf[4096];
     for (int k = 0; k < SYNC_BLOCKS; k++)
         if (pwrite(fd, buf, sizeof buf, (off_t)k * 4096) != (ssize_t)sizeof buf)
-            die("cannot write %s: %s", path, strerror(errno));
+            bench_die("cannot write %s: %s", path, strerror(errno));
     if (fsync(fd))
-        die("cannot sync %s: %s", path, strerror(errno));
+        bench_die("cannot sync %s: %s", path, strerror(errno));
     long n = 0;
-    double t0 = now_s(), t;
+    double t0 = bench_now_s(), t;
     do {
         buf[n % sizeof buf]++;
         if (pwrite(fd, buf, sizeof buf, (off_t)(n % SYNC_BLOCKS) * 4096) != (ssize_t)sizeof buf ||
             fdatasync(fd))
-            die("cannot write and sync %s: %s", path, strerror(errno));
+            bench_die("cannot write and sync %s: %s", path, strerror(errno));
         n++;
-        t = now_s();
+        t = bench_now_s();
     } while (t - t0 < seconds || n < 20);
     close(fd);
     unlink(path);
@@ -275,10 +192,10 @@ static void run_simple(CassSession *s, const char *query)
 {
     CassStatement *st = cass_statement_new(query, 0);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassFuture *f = cass_session_execute(s, st);
     if (cass_future_error_code(f) != CASS_OK)
-        die_future(query, f);
+        bench_die_future(query, f);
     cass_future_free(f);
     cass_statement_free(st);
 }
@@ -288,7 +205,7 @@ static const CassPrepared *prepare(CassSession *s, const char *query)
     CassFuture *f = cass_session_prepare(s, query);
     const CassPrepared *p = cass_future_get_prepared(f);
     if (!p)
-        die_future(query, f);
+        bench_die_future(query, f);
     cass_future_free(f);
     return p;
 }
@@ -297,23 +214,23 @@ static void session_open(CassCluster **cluster, CassSession **session, const cha
                          cassette_durability durability, int group)
 {
     char point[PATH_MAX];
-    snprintf(point, sizeof point, "file:%s/%s", root, dir);
+    snprintf(point, sizeof point, "file:%s/%s", bench_root, dir);
     *cluster = cass_cluster_new();
     *session = cass_session_new();
     if (!*cluster || !*session)
-        die_nomem();
+        bench_die_nomem();
     CassError rc;
     if ((rc = cass_cluster_set_contact_points(*cluster, point)) != CASS_OK)
-        die_cass("cass_cluster_set_contact_points", rc);
+        bench_die_cass("cass_cluster_set_contact_points", rc);
     if ((rc = (CassError)cassette_cluster_set_durability(*cluster, durability)) != CASS_OK)
-        die_cass("cassette_cluster_set_durability", rc);
+        bench_die_cass("cassette_cluster_set_durability", rc);
     if ((rc = (CassError)cassette_cluster_set_group_commit(*cluster, group)) != CASS_OK)
-        die_cass("cassette_cluster_set_group_commit", rc);
+        bench_die_cass("cassette_cluster_set_group_commit", rc);
     if ((rc = (CassError)cassette_cluster_set_map_size(*cluster, MAP_SIZE)) != CASS_OK)
-        die_cass("cassette_cluster_set_map_size", rc);
+        bench_die_cass("cassette_cluster_set_map_size", rc);
     CassFuture *f = cass_session_connect(*session, *cluster);
     if (cass_future_error_code(f) != CASS_OK)
-        die_future(point, f);
+        bench_die_future(point, f);
     cass_future_free(f);
 }
 
@@ -343,15 +260,15 @@ static long count_rows(CassSession *s, const char *query)
 {
     CassStatement *st = cass_statement_new(query, 0);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassFuture *f = cass_session_execute(s, st);
     const CassResult *r = cass_future_get_result(f);
     if (!r)
-        die_future(query, f);
+        bench_die_future(query, f);
     cass_int64_t n = -1;
     CassError rc = cass_value_get_int64(cass_row_get_column(cass_result_first_row(r), 0), &n);
     if (rc != CASS_OK)
-        die_cass(query, rc);
+        bench_die_cass(query, rc);
     cass_result_free(r);
     cass_future_free(f);
     cass_statement_free(st);
@@ -373,7 +290,7 @@ static CassFuture *cass_write(cdb *c, int slot, long i)
     long k = i * MAX_THREADS + slot;
     CassStatement *st = cass_prepared_bind(c->insert);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassUuid id;
     cass_uuid_gen_time(uuid_gen, &id);
     CassError rc;
@@ -381,7 +298,7 @@ static CassFuture *cass_write(cdb *c, int slot, long i)
         (rc = cass_statement_bind_uuid(st, 1, id)) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 2, authors[k % N_TEXTS])) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 3, bodies[k % N_TEXTS])) != CASS_OK)
-        die_cass("binding the insert", rc);
+        bench_die_cass("binding the insert", rc);
     CassFuture *f = cass_session_execute(c->session, st);
     cass_statement_free(st); /* the write copied its values */
     return f;
@@ -391,7 +308,7 @@ static CassFuture *cass_write(cdb *c, int slot, long i)
 static void cass_finish(cdb *c, CassFuture *f)
 {
     if (cass_future_error_code(f) != CASS_OK)
-        die_future(c->name, f);
+        bench_die_future(c->name, f);
     cass_future_free(f);
 }
 
@@ -407,13 +324,13 @@ static void sq_exec(sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        die("SQLite error in %s: %s", sql, msg ? msg : "?");
+        bench_die("SQLite error in %s: %s", sql, msg ? msg : "?");
 }
 
 static void sq_open(sqdb *s)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/sqlite.db", root);
+    bench_path(path, sizeof path, "sqlite.db");
     atomic_init(&s->written, 0);
     for (int t = 0; t < MAX_THREADS; t++) {
         sqlite3 *db = NULL;
@@ -503,14 +420,14 @@ static void cond_open(conddb *k)
             k->value[s][j] = 0;
             CassStatement *st = cass_prepared_bind(ins);
             if (!st)
-                die_nomem();
+                bench_die_nomem();
             CassError rc;
             if ((rc = cass_statement_bind_string(st, 0, k->key[s][j])) != CASS_OK ||
                 (rc = cass_statement_bind_int64(st, 1, 0)) != CASS_OK)
-                die_cass("binding the kv insert", rc);
+                bench_die_cass("binding the kv insert", rc);
             CassFuture *f = cass_session_execute(k->session, st);
             if (cass_future_error_code(f) != CASS_OK)
-                die_future(INSERT_KV, f);
+                bench_die_future(INSERT_KV, f);
             cass_future_free(f);
             cass_statement_free(st);
         }
@@ -524,11 +441,11 @@ static int cond_run(conddb *k, CassStatement *st, const char *what)
     CassFuture *f = cass_session_execute(k->session, st);
     const CassResult *r = cass_future_get_result(f);
     if (!r)
-        die_future(what, f);
+        bench_die_future(what, f);
     cass_bool_t applied = cass_false;
     CassError rc = cass_value_get_bool(cass_row_get_column(cass_result_first_row(r), 0), &applied);
     if (rc != CASS_OK)
-        die_cass(what, rc);
+        bench_die_cass(what, rc);
     cass_result_free(r);
     cass_future_free(f);
     cass_statement_free(st);
@@ -547,14 +464,14 @@ static void cond_insert(conddb *k, int slot)
     snprintf(password, sizeof password, "pw-%08lx", (unsigned long)n * 2654435761UL);
     CassStatement *st = cass_prepared_bind(k->insert_if);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassError rc;
     if ((rc = cass_statement_bind_string(st, 0, login)) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 1, password)) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 2, authors[n % N_TEXTS])) != CASS_OK)
-        die_cass("binding the insert if not exists", rc);
+        bench_die_cass("binding the insert if not exists", rc);
     if (!cond_run(k, st, INSERT_USER_IF))
-        die("INSERT IF NOT EXISTS of the new login %s did not apply", login);
+        bench_die("INSERT IF NOT EXISTS of the new login %s did not apply", login);
 }
 
 /* UPDATE chat.kv SET v = cur + 1 WHERE k = ? IF v = cur, on the writer's own keys: must apply. */
@@ -564,14 +481,14 @@ static void cond_cas(conddb *k, int slot)
     int64_t cur = k->value[slot][j];
     CassStatement *st = cass_prepared_bind(k->update_if);
     if (!st)
-        die_nomem();
+        bench_die_nomem();
     CassError rc;
     if ((rc = cass_statement_bind_int64(st, 0, cur + 1)) != CASS_OK ||
         (rc = cass_statement_bind_string(st, 1, k->key[slot][j])) != CASS_OK ||
         (rc = cass_statement_bind_int64(st, 2, cur)) != CASS_OK)
-        die_cass("binding the compare-and-set", rc);
+        bench_die_cass("binding the compare-and-set", rc);
     if (!cond_run(k, st, UPDATE_KV_IF))
-        die("compare-and-set of %s did not apply", k->key[slot][j]);
+        bench_die("compare-and-set of %s did not apply", k->key[slot][j]);
     k->value[slot][j] = cur + 1;
 }
 
@@ -591,18 +508,18 @@ static void cond_close(conddb *k)
         for (int j = 0; j < CAS_KEYS; j++) {
             CassStatement *st = cass_prepared_bind(sel);
             if (!st)
-                die_nomem();
+                bench_die_nomem();
             CassError rc = cass_statement_bind_string(st, 0, k->key[s][j]);
             if (rc != CASS_OK)
-                die_cass("binding the kv select", rc);
+                bench_die_cass("binding the kv select", rc);
             CassFuture *f = cass_session_execute(k->session, st);
             const CassResult *r = cass_future_get_result(f);
             if (!r)
-                die_future(SELECT_KV, f);
+                bench_die_future(SELECT_KV, f);
             cass_int64_t v = -1;
             if ((rc = cass_value_get_int64(cass_row_get_column(cass_result_first_row(r), 0), &v)) !=
                 CASS_OK)
-                die_cass(SELECT_KV, rc);
+                bench_die_cass(SELECT_KV, rc);
             if (v != k->value[s][j])
                 die_count(k->key[s][j], (long)v, (long)k->value[s][j]);
             cass_result_free(r);
@@ -726,22 +643,22 @@ static void run_cell(cell *x, double seconds, figure *f, int r)
     worker w[MAX_THREADS];
     atomic_store(&x->stop, 0);
     if (pthread_barrier_init(&x->start, NULL, (unsigned)x->threads + 1))
-        die_nomem();
+        bench_die_nomem();
     for (int t = 0; t < x->threads; t++) {
         w[t].x = x;
         w[t].slot = t;
         w[t].ops = 0;
         atomic_init(&w[t].shared, 0);
         if (pthread_create(&w[t].thread, NULL, work, &w[t]))
-            die("cannot start a thread");
+            bench_die("cannot start a thread");
     }
     pthread_barrier_wait(&x->start);
-    double t0 = now_s(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    double t0 = bench_now_s(), c0 = bench_cpu_s();
     sleep_s(seconds);
     long timed = 0;
     for (int t = 0; t < x->threads; t++)
         timed += atomic_load_explicit(&w[t].shared, memory_order_relaxed);
-    double dt = now_s() - t0, cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double dt = bench_now_s() - t0, cpu = bench_cpu_s() - c0;
     atomic_store(&x->stop, 1);
     long ops = 0;
     for (int t = 0; t < x->threads; t++) {
@@ -757,20 +674,6 @@ static void run_cell(cell *x, double seconds, figure *f, int r)
     f->cpu_op[r] = timed ? cpu / (double)timed : 0;
     f->cpu_use[r] = cpu / dt;
     f->ops += ops;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v)
-{
-    double s[ROUNDS];
-    memcpy(s, v, sizeof s);
-    qsort(s, ROUNDS, sizeof s[0], cmp_double);
-    return s[ROUNDS / 2];
 }
 
 /* ---- the durable writes ---- */
@@ -808,7 +711,7 @@ typedef struct durable_figures {
 static void print_durable(const durable_figures *d, int pair, const char *title, double sync_us)
 {
     const figure *on = d->cass[2 * pair], *off = d->cass[2 * pair + 1];
-    double base = median(off[0].rate); /* one commit (and its syncs) per write */
+    double base = bench_median(off[0].rate, ROUNDS); /* one commit (and its syncs) per write */
     double one_sync = 1e6 / sync_us;
     printf("\n%s: rows/s, median of %d rounds\n", title, ROUNDS);
     printf("%-13s %9s %9s %9s %7s %7s %7s %7s  %s\n", "writers", "group on", "group off", "SQLite",
@@ -816,9 +719,9 @@ static void print_durable(const durable_figures *d, int pair, const char *title,
            "target (>= 50k, 10x sync, "
            "5x SQLite)");
     for (int m = 0; m < N_MODES; m++) {
-        double r_on = median(on[m].rate), r_off = median(off[m].rate);
+        double r_on = bench_median(on[m].rate, ROUNDS), r_off = bench_median(off[m].rate, ROUNDS);
         int sq_mode = MODES[m].depth ? 0 : m; /* no pipelining in SQLite: its 1-thread figure */
-        double r_sq = median(d->sqlite[sq_mode].rate);
+        double r_sq = bench_median(d->sqlite[sq_mode].rate, ROUNDS);
         char sq[16];
         snprintf(sq, sizeof sq, "%.0f%s", r_sq, MODES[m].depth ? "*" : "");
         char target[48] = "";
@@ -832,8 +735,8 @@ static void print_durable(const durable_figures *d, int pair, const char *title,
                          xs ? "" : "x sync ", xq ? "" : "x SQLite");
         }
         printf("%-13s %9.0f %9.0f %9s %7.1f %7.1f %7.1f %7.1f  %s\n", MODES[m].name, r_on, r_off,
-               sq, base > 0 ? r_on / base : 0, r_on / one_sync, r_sq > 0 ? r_on / r_sq : 0,
-               median(on[m].cpu_op) * 1e6, target);
+               sq, bench_ratio(r_on, base), r_on / one_sync, bench_ratio(r_on, r_sq),
+               bench_median(on[m].cpu_op, ROUNDS) * 1e6, target);
     }
 }
 
@@ -867,7 +770,7 @@ static void bench_durable(double seconds, double probe_s)
         cdb_close(&cdbs[i]);
     sq_close(&sq);
 
-    double sync_us = median(d.sync_us);
+    double sync_us = bench_median(d.sync_us, ROUNDS);
     printf("one sync (4 KiB pwrite + fdatasync): %.0f us median (rounds:", sync_us);
     for (int r = 0; r < ROUNDS; r++)
         printf(" %.0f", d.sync_us[r]);
@@ -880,7 +783,7 @@ static void bench_durable(double seconds, double probe_s)
            "writers (* = pipelined: its 1-thread figure);\nCPU us: process CPU per row, group "
            "on. SQLite 1/2/8/32 threads:");
     for (int m = 0; m < 4; m++)
-        printf(" %.0f", median(d.sqlite[m].rate));
+        printf(" %.0f", bench_median(d.sqlite[m].rate, ROUNDS));
     printf(" rows/s\n");
     fflush(stdout);
 }
@@ -907,12 +810,13 @@ static void bench_conditional(double seconds)
            "ops per CPU-s", "target (>= 100k/s on one core)");
     for (int op = 0; op < 2; op++)
         for (int t = 0; t < 2; t++) {
-            double rate = median(f[op][t].rate), cpu_op = median(f[op][t].cpu_op);
+            double rate = bench_median(f[op][t].rate, ROUNDS),
+                   cpu_op = bench_median(f[op][t].cpu_op, ROUNDS);
             const char *target = "";
             if (t == 0)
                 target = rate >= TARGET_COND ? "met" : "MISSED";
             printf("%-22s %7d %9.0f %9.2f %13.0f  %s\n", names[op], t + 1, rate,
-                   median(f[op][t].cpu_use), cpu_op > 0 ? 1 / cpu_op : 0, target);
+                   bench_median(f[op][t].cpu_use, ROUNDS), bench_ratio(1, cpu_op), target);
         }
     printf("\nchecked: %ld conditional writes issued, %ld applied; every login present, every "
            "key at its last value\n",
@@ -933,35 +837,23 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    double seconds = 1.0;
-    const char *tmp = getenv("TMPDIR");
-    const char *base = tmp && *tmp ? tmp : "/tmp";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            seconds = 0.02;
-        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
-            seconds = strtod(argv[++i], NULL);
-        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
-            base = argv[++i];
-        else
-            usage();
-    }
+    bench_args a;
+    bench_parse_args(argc, argv, "--seconds", 1, usage, &a);
+    double seconds = a.number ? strtod(a.number, NULL) : a.quick ? 0.02 : 1.0;
     if (!(seconds >= 0.01 && seconds <= 600))
         usage();
-    snprintf(root, sizeof root, "%s/cassette-bench-XXXXXX", base);
-    if (!mkdtemp(root))
-        die("cannot create a directory under %s: %s", base, strerror(errno));
-    atexit(remove_root);
+    const char *root = bench_make_root(a.base, "cassette-bench");
     uuid_gen = cass_uuid_gen_new();
     if (!uuid_gen)
-        die_nomem();
+        bench_die_nomem();
     make_texts();
 
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     printf("durability_bench: durable and conditional writes through the driver API, beside "
            "SQLite, same run\n");
     printf("cassette %s, SQLite %s, %ld CPUs; databases under %s (%s)\n", cassette_version(),
-           sqlite3_libversion(), cpus, root, fs_name(root));
+           sqlite3_libversion(), cpus, root,
+           bench_fs_name(root, "tmpfs: in memory, so a sync costs nothing; use --dir on a disk"));
     printf("each figure: median of %d rounds of %.2f s; rows: chat.messages (room, id timeuuid, "
            "author, body ~100 B), prepared, bound per write\n\n",
            ROUNDS, seconds);

@@ -27,10 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <time.h>
-#include <unistd.h>
 
+#define BENCH_NAME "engine_bench"
+#include "bench/bench.h"
 #include "engine/store/store_int.h"
 #include "engine/store/rowkey.h"
 
@@ -45,30 +44,16 @@
 static const eng_option REPL[] = {{"class", "SimpleStrategy"}, {"replication_factor", "1"}};
 static const char *const SUBDIRS[] = {"engine-none", "raw-none", "engine-sync", "raw-sync"};
 
-/* ---- failures: the only non-zero exits ---- */
+/* ---- failures: the only non-zero exits (with bench.h's) ---- */
 
 static void die_eng(const char *what, const eng_err *err)
 {
-    fprintf(stderr, "engine_bench: engine error in %s: %d %s\n", what, err->code, err->msg);
-    exit(1);
+    bench_die("engine error in %s: %d %s", what, err->code, err->msg);
 }
 
 static void die_mdb(const char *what, int rc)
 {
-    fprintf(stderr, "engine_bench: raw LMDB error in %s: %s\n", what, mdb_strerror(rc));
-    exit(1);
-}
-
-static void die_nomem(void)
-{
-    fprintf(stderr, "engine_bench: out of memory\n");
-    exit(1);
-}
-
-static void die_rows(const char *what, long got, long want)
-{
-    fprintf(stderr, "engine_bench: %s returned %ld rows, expected %ld\n", what, got, want);
-    exit(1);
+    bench_die("raw LMDB error in %s: %s", what, mdb_strerror(rc));
 }
 
 /* ---- run configuration and data set ---- */
@@ -124,7 +109,7 @@ static void keyset_add(keyset *k, const eng_buf *key)
     if ((k->n & (k->n - 1)) == 0) { /* n is 0 or a power of two: grow */
         size_t *off = realloc(k->off, (size_t)(k->n ? 2 * k->n + 1 : 2) * sizeof *off);
         if (!off)
-            die_nomem();
+            bench_die_nomem();
         k->off = off;
         if (k->n == 0)
             off[0] = 0;
@@ -169,7 +154,7 @@ static void make_logins(dataset *d, long n_cas)
     d->n_logins = n_cas;
     d->logins = calloc((size_t)n_cas, sizeof *d->logins);
     if (!d->logins)
-        die_nomem();
+        bench_die_nomem();
     for (long i = 0; i < n_cas; i++) {
         if (i % 2 == 0)
             snprintf(d->logins[i], sizeof d->logins[i], "new-%07ld", i);
@@ -213,7 +198,7 @@ static void encode_keys(dataset *d, const eng_table *msgs, const eng_table *user
     eng_buf_free(&key);
     if (d->msg_keys.bytes.oom || d->room_rows.bytes.oom || d->room_end.bytes.oom ||
         d->user_keys.bytes.oom)
-        die_nomem();
+        bench_die_nomem();
 }
 
 /* Rows the last-50 read of room r must return once `n_msgs` messages are stored. */
@@ -251,7 +236,7 @@ static void make_schema(eng_db *db)
     eng_table_def defs[] = {{"chat", "messages", 4, msgs, 0, NULL},
                             {"chat", "users", 3, users, 0, NULL}};
     if (!txt || !tuuid)
-        die_nomem();
+        bench_die_nomem();
     if (eng_create_keyspace(db, "chat", REPL, 2, 1, 0, NULL, &err))
         die_eng("create keyspace", &err);
     for (size_t i = 0; i < ENG_ARRAY_LEN(defs); i++)
@@ -264,10 +249,8 @@ static void make_schema(eng_db *db)
 static uint16_t column(const eng_table *t, const char *name)
 {
     int i = eng_table_column_index(t, name);
-    if (i < 0) {
-        fprintf(stderr, "engine_bench: column %s missing\n", name);
-        exit(1);
-    }
+    if (i < 0)
+        bench_die("column %s missing", name);
     return (uint16_t)i;
 }
 
@@ -356,7 +339,7 @@ static size_t raw_value(uint8_t *out, const char *a, const char *b)
 
 /* ---- operations: op(b, i) runs operation number i of a workload ---- */
 
-typedef struct bench {
+struct bench {
     const dataset *d;
     engine *e;         /* the side this bench drives: e or r */
     raw_env *r;
@@ -365,9 +348,7 @@ typedef struct bench {
     long applied;      /* CAS operations that applied */
     uint64_t check;    /* folds the bytes read, so no read can be skipped */
     eng_err err;
-} bench;
-
-typedef void (*op_fn)(bench *b, long i);
+};
 
 /* What a consumer does with a message: looks at both strings. */
 static void consume(bench *b, const uint8_t *a, int32_t la, const uint8_t *body, int32_t lb)
@@ -434,7 +415,7 @@ static void engine_last(bench *b, long i)
     if (eng_read(b->e->db, &q, engine_row, b, NULL, &b->err))
         die_eng("last 50", &b->err);
     if (b->rows != expected_last(b->n_msgs, room))
-        die_rows("engine last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("engine last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 /* The same on LMDB: from the end of the partition's rows, 50 steps back. */
@@ -460,7 +441,7 @@ static void raw_last(bench *b, long i)
     if (rc && rc != MDB_NOTFOUND)
         die_mdb("last 50", rc);
     if (b->rows != expected_last(b->n_msgs, room))
-        die_rows("raw last 50", b->rows, expected_last(b->n_msgs, room));
+        bench_die_rows("raw last 50", b->rows, expected_last(b->n_msgs, room));
 }
 
 /* SELECT author, body FROM messages WHERE room = ? AND msg_id = ? */
@@ -475,7 +456,7 @@ static void engine_point(bench *b, long i)
     if (eng_read(b->e->db, &q, engine_row, b, NULL, &b->err))
         die_eng("point read", &b->err);
     if (b->rows != 1)
-        die_rows("engine point read", b->rows, 1);
+        bench_die_rows("engine point read", b->rows, 1);
 }
 
 static void raw_point(bench *b, long i)
@@ -576,68 +557,6 @@ static void load_users(engine *e, raw_env *r, const dataset *d)
     }
 }
 
-/* ---- timing ---- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Runs operations [lo, hi) and returns their rate in operations per second. */
-static double run(op_fn op, bench *b, long lo, long hi)
-{
-    double t0 = now_s();
-    for (long i = lo; i < hi; i++)
-        op(b, i);
-    double dt = now_s() - t0;
-    return dt > 0 ? (double)(hi - lo) / dt : 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-typedef struct result {
-    const char *name;
-    long per_round; /* timed operations per round and side */
-    double eng, raw; /* median rate, ops/s */
-} result;
-
-/*
- * Warms both sides up on positions [0, warm), then times ROUNDS rounds of
- * per_round positions each, the side that goes first alternating.
- */
-static void measure(result *out, op_fn eop, bench *eb, op_fn rop, bench *rb, long warm,
-                    long per_round)
-{
-    double er[ROUNDS], rr[ROUNDS];
-    run(eop, eb, 0, warm);
-    run(rop, rb, 0, warm);
-    for (int k = 0; k < ROUNDS; k++) {
-        long lo = warm + k * per_round, hi = lo + per_round;
-        if (k % 2 == 0) {
-            er[k] = run(eop, eb, lo, hi);
-            rr[k] = run(rop, rb, lo, hi);
-        } else {
-            rr[k] = run(rop, rb, lo, hi);
-            er[k] = run(eop, eb, lo, hi);
-        }
-    }
-    out->per_round = per_round;
-    out->eng = median(er, ROUNDS);
-    out->raw = median(rr, ROUNDS);
-}
-
 /* ---- on-disk size ---- */
 
 typedef struct space {
@@ -704,10 +623,11 @@ static void print_header(const config *cfg, const char *root, const char *fs)
            "raw ops/s", "engine/raw", "target");
 }
 
-static void print_result(const result *r)
+/* A figure's first side is the engine, its second raw LMDB. */
+static void print_result(const bench_figure *r)
 {
-    double ratio = r->raw > 0 ? r->eng / r->raw : 0;
-    printf("%-34s %9ld %12.0f %12.0f %10.2f  %s\n", r->name, r->per_round, r->eng, r->raw, ratio,
+    double ratio = bench_ratio(r->a, r->b);
+    printf("%-34s %9ld %12.0f %12.0f %10.2f  %s\n", r->name, r->per_round, r->a, r->b, ratio,
            ratio >= 0.5 ? "met" : "MISSED");
     fflush(stdout);
 }
@@ -722,54 +642,7 @@ static void print_space(const space *es, const space *rs, long n_msgs)
            es->key_bytes / (double)es->entries, es->val_bytes / (double)es->entries);
     printf("  raw    %6.1f MB per million messages (rows: key %.1f B + value %.1f B)\n", r,
            rs->key_bytes / (double)rs->entries, rs->val_bytes / (double)rs->entries);
-    printf("  engine/raw %.2f\n", r > 0 ? e / r : 0);
-}
-
-/* ---- directories ---- */
-
-/* This run's directory, removed at exit; shorter than PATH_MAX so "/engine-none/data.mdb" fits. */
-static char root[PATH_MAX - 32];
-
-static void remove_root(void)
-{
-    char p[PATH_MAX];
-    if (!root[0])
-        return;
-    for (size_t i = 0; i < ENG_ARRAY_LEN(SUBDIRS); i++) {
-        snprintf(p, sizeof p, "%s/%s/data.mdb", root, SUBDIRS[i]);
-        unlink(p);
-        snprintf(p, sizeof p, "%s/%s/lock.mdb", root, SUBDIRS[i]);
-        unlink(p);
-        snprintf(p, sizeof p, "%s/%s", root, SUBDIRS[i]);
-        rmdir(p);
-    }
-    rmdir(root);
-}
-
-static const char *fs_name(const char *path)
-{
-    struct statfs s;
-    if (statfs(path, &s))
-        return "file system unknown";
-    switch ((unsigned long)s.f_type) {
-    case 0x01021994UL:
-        return "tmpfs: in memory, so sync costs nothing; use --dir on a disk";
-    case 0xEF53UL:
-        return "ext4";
-    case 0x58465342UL:
-        return "xfs";
-    case 0x9123683EUL:
-        return "btrfs";
-    case 0x794C7630UL:
-        return "overlayfs";
-    default:
-        return "file system other than tmpfs";
-    }
-}
-
-static void subdir(char *out, size_t n, const char *name)
-{
-    snprintf(out, n, "%s/%s", root, name);
+    printf("  engine/raw %.2f\n", bench_ratio(e, r));
 }
 
 /* ---- main ---- */
@@ -787,19 +660,10 @@ static void usage(void)
 
 static void parse_args(int argc, char **argv, config *cfg)
 {
-    long n = 200000;
-    const char *tmp = getenv("TMPDIR");
-    cfg->base = tmp && *tmp ? tmp : "/tmp";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            n = 50000;
-        else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
-            n = strtol(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
-            cfg->base = argv[++i];
-        else
-            usage();
-    }
+    bench_args a;
+    bench_parse_args(argc, argv, "--ops", 1, usage, &a);
+    long n = a.number ? strtol(a.number, NULL, 10) : a.quick ? 50000 : 200000;
+    cfg->base = a.base;
     if (n < MIN_OPS)
         n = MIN_OPS;
     cfg->inserts = n;
@@ -809,49 +673,49 @@ static void parse_args(int argc, char **argv, config *cfg)
 }
 
 /* Durability none: inserts, then reads and CAS over what was inserted. */
-static void bench_none(const config *cfg, dataset *d, engine *e, raw_env *r, result *res)
+static void bench_none(const config *cfg, dataset *d, engine *e, raw_env *r, bench_figure *res)
 {
     bench eb = {.d = d, .e = e}, rb = {.d = d, .r = r};
     eng_err_clear(&eb.err);
     long warm = cfg->inserts / 20, per = (cfg->inserts - warm) / ROUNDS;
     res[0].name = "insert, durability none";
-    measure(&res[0], engine_insert, &eb, raw_insert, &rb, warm, per);
+    bench_measure(&res[0], ROUNDS, engine_insert, &eb, raw_insert, &rb, warm, per);
     print_result(&res[0]);
     eb.n_msgs = rb.n_msgs = warm + per * ROUNDS;
 
     warm = cfg->reads / 20;
     per = (cfg->reads - warm) / ROUNDS;
     res[1].name = "last 50 messages of a room";
-    measure(&res[1], engine_last, &eb, raw_last, &rb, warm, per);
+    bench_measure(&res[1], ROUNDS, engine_last, &eb, raw_last, &rb, warm, per);
     print_result(&res[1]);
     res[2].name = "point read";
-    measure(&res[2], engine_point, &eb, raw_point, &rb, warm, per);
+    bench_measure(&res[2], ROUNDS, engine_point, &eb, raw_point, &rb, warm, per);
     print_result(&res[2]);
 
     load_users(e, r, d);
     warm = cfg->cas / 20;
     per = (cfg->cas - warm) / ROUNDS;
     res[3].name = "insert if absent (CAS)";
-    measure(&res[3], engine_cas, &eb, raw_cas, &rb, warm, per);
+    bench_measure(&res[3], ROUNDS, engine_cas, &eb, raw_cas, &rb, warm, per);
     print_result(&res[3]);
     if (eb.applied != rb.applied)
-        die_rows("engine CAS (applied)", eb.applied, rb.applied);
+        bench_die_rows("engine CAS (applied)", eb.applied, rb.applied);
 }
 
-static void bench_sync(const config *cfg, dataset *d, size_t map_size, result *res)
+static void bench_sync(const config *cfg, dataset *d, size_t map_size, bench_figure *res)
 {
     char dir[PATH_MAX];
     engine e;
     raw_env r;
-    subdir(dir, sizeof dir, SUBDIRS[2]);
+    bench_path(dir, sizeof dir, SUBDIRS[2]);
     engine_open(&e, dir, ENG_DURABLE_SYNC, map_size);
-    subdir(dir, sizeof dir, SUBDIRS[3]);
+    bench_path(dir, sizeof dir, SUBDIRS[3]);
     raw_open(&r, dir, ENG_DURABLE_SYNC, map_size);
     bench eb = {.d = d, .e = &e}, rb = {.d = d, .r = &r};
     eng_err_clear(&eb.err);
     long warm = cfg->sync_inserts / 10, per = (cfg->sync_inserts - warm) / ROUNDS;
     res->name = "insert, durability sync";
-    measure(res, engine_insert, &eb, raw_insert, &rb, warm, per);
+    bench_measure(res, ROUNDS, engine_insert, &eb, raw_insert, &rb, warm, per);
     print_result(res);
     engine_close(&e);
     raw_close(&r);
@@ -862,7 +726,7 @@ static void make_ids(dataset *d, engine *e, long n)
     d->n_ids = n;
     d->ids = calloc((size_t)n, sizeof *d->ids);
     if (!d->ids)
-        die_nomem();
+        bench_die_nomem();
     eng_uuidgen *g = eng_db_uuidgen(e->db);
     for (long i = 0; i < n; i++)
         eng_uuidgen_next(g, eng_clock_now_us(eng_db_clock(e->db)), d->ids[i]);
@@ -872,31 +736,27 @@ int main(int argc, char **argv)
 {
     config cfg;
     parse_args(argc, argv, &cfg);
-    snprintf(root, sizeof root, "%s/cassette-bench-XXXXXX", cfg.base);
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "engine_bench: cannot create a directory under %s: %s\n", cfg.base,
-                strerror(errno));
-        return 1;
-    }
-    atexit(remove_root);
+    const char *root = bench_make_root(cfg.base, "cassette-bench");
     /* Room for every row, so no map resize lands in a timed loop (raw LMDB could not grow). */
     size_t map_size = ((size_t)1 << 30) + (size_t)cfg.inserts * 4096;
-    print_header(&cfg, root, fs_name(root));
+    const char *fs =
+        bench_fs_name(root, "tmpfs: in memory, so sync costs nothing; use --dir on a disk");
+    print_header(&cfg, root, fs);
 
     static dataset d;
     engine e;
     raw_env r;
     char dir[PATH_MAX];
-    subdir(dir, sizeof dir, SUBDIRS[0]);
+    bench_path(dir, sizeof dir, SUBDIRS[0]);
     engine_open(&e, dir, ENG_DURABLE_NONE, map_size);
-    subdir(dir, sizeof dir, SUBDIRS[1]);
+    bench_path(dir, sizeof dir, SUBDIRS[1]);
     raw_open(&r, dir, ENG_DURABLE_NONE, map_size);
     make_texts(&d);
     make_ids(&d, &e, cfg.inserts);
     make_logins(&d, cfg.cas);
     encode_keys(&d, e.msgs, e.users);
 
-    result res[5];
+    bench_figure res[5];
     bench_none(&cfg, &d, &e, &r, res);
     bench_sync(&cfg, &d, map_size, &res[4]);
 

@@ -1,0 +1,285 @@
+/*
+ * What the benchmarks in bench/ share, in one copy: the clocks, the timed
+ * run of an operation over a range of positions, the median of rounds and
+ * the ratio of two rates, the measuring of two sides in rounds that
+ * alternate which side runs first, the error exits, the run's temporary
+ * directory and the options every benchmark takes. The workload, the
+ * checks and the report stay in each program.
+ *
+ * Static inline functions in a header rather than a bench.c linked into
+ * every program: each benchmark stays one translation unit, so the compiler
+ * sees the timed loop and the operations it calls together, as it did when
+ * every program had its own copy, and a figure measured before this header
+ * still compares with one measured after it.
+ *
+ * A program defines BENCH_NAME, its name and the prefix of its error
+ * messages, before including this header, and defines `struct bench`, the
+ * state one side's operations run on, after it. <cassandra.h> comes along
+ * for the driver error exits: it is plain C and costs the programs that do
+ * not use the driver nothing.
+ */
+#ifndef CASSETTE_BENCH_H
+#define CASSETTE_BENCH_H
+
+#ifndef BENCH_NAME
+#error "define BENCH_NAME (the program's name) before including bench/bench.h"
+#endif
+
+#include <assert.h>
+#include <cassandra.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <time.h>
+
+/* The most rounds a figure may have: the medians keep a copy on the stack. */
+#define BENCH_MAX_ROUNDS 16
+
+/* ---- failures: the only non-zero exits ---- */
+
+/* Prints "BENCH_NAME: <message>" on stderr and exits with status 1. */
+__attribute__((format(printf, 1, 2), noreturn)) static inline void bench_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, BENCH_NAME ": ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+__attribute__((noreturn)) static inline void bench_die_nomem(void)
+{
+    bench_die("out of memory");
+}
+
+/* A read returned the wrong number of rows, or two sides applied different counts. */
+__attribute__((noreturn)) static inline void bench_die_rows(const char *what, long got, long want)
+{
+    bench_die("%s returned %ld rows, expected %ld", what, got, want);
+}
+
+__attribute__((noreturn)) static inline void bench_die_cass(const char *what, CassError rc)
+{
+    bench_die("driver error in %s: %s", what, cass_error_desc(rc));
+}
+
+/* A driver future that failed: its code and the message the driver gave. */
+__attribute__((noreturn)) static inline void bench_die_future(const char *what, CassFuture *f)
+{
+    const char *msg;
+    size_t len;
+    cass_future_error_message(f, &msg, &len);
+    bench_die("driver error in %s: %s: %.*s", what, cass_error_desc(cass_future_error_code(f)),
+              (int)len, msg);
+}
+
+/* ---- clocks ---- */
+
+static inline double bench_clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Wall time: monotonic, so no clock adjustment lands in a figure. */
+static inline double bench_now_s(void)
+{
+    return bench_clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU time of the whole process, every thread included (a committer thread too). */
+static inline double bench_cpu_s(void)
+{
+    return bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* ---- statistics ---- */
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The median of n rounds. It sorts a copy, so the rounds can still be
+ * printed in the order they ran.
+ */
+static inline double bench_median(const double *v, int n)
+{
+    double s[BENCH_MAX_ROUNDS];
+    assert(n > 0 && n <= BENCH_MAX_ROUNDS);
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, bench_cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* x / y, or 0 when y has nothing to divide by (a side too fast or too slow to time). */
+static inline double bench_ratio(double x, double y)
+{
+    return y > 0 ? x / y : 0;
+}
+
+/* ---- timed runs: op(b, i) runs operation number i of a workload ---- */
+
+typedef struct bench bench; /* each program's own: the state one side runs on */
+typedef void (*bench_op)(bench *b, long i);
+
+/* Runs operations [lo, hi) and returns their rate in operations per second. */
+static inline double bench_run(bench_op op, bench *b, long lo, long hi)
+{
+    double t0 = bench_now_s();
+    for (long i = lo; i < hi; i++)
+        op(b, i);
+    double dt = bench_now_s() - t0;
+    return dt > 0 ? (double)(hi - lo) / dt : 0;
+}
+
+/* One operation measured on two sides: the first side is the one compared. */
+typedef struct bench_figure {
+    const char *name;
+    long per_round; /* timed operations per round and side */
+    double a, b;    /* median rate of the first and of the second side, ops/s */
+    double lo, hi;  /* lowest and highest ratio a/b of one round */
+} bench_figure;
+
+/*
+ * Warms both sides up on positions [0, warm), then times `rounds` rounds of
+ * per_round positions each, both sides on the same positions. The side
+ * that goes first alternates, because this 2-core machine is shared with
+ * builds: a burst of noise then falls on both sides, not on one.
+ */
+static inline void bench_measure(bench_figure *out, int rounds, bench_op a_op, bench *a,
+                                 bench_op b_op, bench *b, long warm, long per_round)
+{
+    double ar[BENCH_MAX_ROUNDS], br[BENCH_MAX_ROUNDS];
+    assert(rounds > 0 && rounds <= BENCH_MAX_ROUNDS);
+    bench_run(a_op, a, 0, warm);
+    bench_run(b_op, b, 0, warm);
+    out->lo = 1e9;
+    out->hi = 0;
+    for (int k = 0; k < rounds; k++) {
+        long lo = warm + k * per_round, hi = lo + per_round;
+        if (k % 2 == 0) {
+            ar[k] = bench_run(a_op, a, lo, hi);
+            br[k] = bench_run(b_op, b, lo, hi);
+        } else {
+            br[k] = bench_run(b_op, b, lo, hi);
+            ar[k] = bench_run(a_op, a, lo, hi);
+        }
+        double ratio = bench_ratio(ar[k], br[k]);
+        out->lo = ratio < out->lo ? ratio : out->lo;
+        out->hi = ratio > out->hi ? ratio : out->hi;
+    }
+    out->per_round = per_round;
+    out->a = bench_median(ar, rounds);
+    out->b = bench_median(br, rounds);
+}
+
+/* ---- the run's directory, removed with all it holds at exit ---- */
+
+/* Shorter than PATH_MAX, so that a name below it ("/engine-none/data.mdb") fits. */
+static char bench_root[PATH_MAX - 64];
+
+static inline int bench_remove_entry(const char *path, const struct stat *st, int flag,
+                                     struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static inline void bench_remove_root(void)
+{
+    if (bench_root[0])
+        nftw(bench_root, bench_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Creates base/prefix-XXXXXX for this run, to be removed at exit; returns its path. */
+static inline const char *bench_make_root(const char *base, const char *prefix)
+{
+    snprintf(bench_root, sizeof bench_root, "%s/%s-XXXXXX", base, prefix);
+    if (!mkdtemp(bench_root))
+        bench_die("cannot create a directory under %s: %s", base, strerror(errno));
+    atexit(bench_remove_root);
+    return bench_root;
+}
+
+/* out = the run's directory / name. */
+static inline void bench_path(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "%s/%s", bench_root, name);
+}
+
+/*
+ * The file system a path is on, for the report: a sync costs nothing on
+ * tmpfs, so the programs that time syncs say so in `tmpfs`.
+ */
+static inline const char *bench_fs_name(const char *path, const char *tmpfs)
+{
+    struct statfs s;
+    if (!path || statfs(path, &s))
+        return "file system unknown";
+    switch ((unsigned long)s.f_type) {
+    case 0x01021994UL:
+        return tmpfs;
+    case 0xEF53UL:
+        return "ext4";
+    case 0x58465342UL:
+        return "xfs";
+    case 0x9123683EUL:
+        return "btrfs";
+    case 0x794C7630UL:
+        return "overlayfs";
+    default:
+        return "file system other than tmpfs";
+    }
+}
+
+/* ---- the command line ---- */
+
+typedef struct bench_args {
+    int quick;          /* --quick came after any number option */
+    const char *number; /* the number option's argument, when it came after any --quick */
+    const char *base;   /* --dir D, else $TMPDIR, else /tmp: where the run's directory goes */
+} bench_args;
+
+/*
+ * Reads the options the benchmarks take: --quick, one option with a number
+ * (number_opt: "--ops", "--seconds") and, when with_dir, --dir D. The last
+ * of --quick and the number option wins. Anything else calls usage, which
+ * exits.
+ */
+static inline void bench_parse_args(int argc, char **argv, const char *number_opt, int with_dir,
+                                    void (*usage)(void), bench_args *out)
+{
+    const char *tmp = getenv("TMPDIR");
+    out->quick = 0;
+    out->number = NULL;
+    out->base = tmp && *tmp ? tmp : "/tmp";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            out->quick = 1;
+            out->number = NULL;
+        } else if (strcmp(argv[i], number_opt) == 0 && i + 1 < argc) {
+            out->quick = 0;
+            out->number = argv[++i];
+        } else if (with_dir && strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
+            out->base = argv[++i];
+        } else {
+            usage();
+        }
+    }
+}
+
+#endif
