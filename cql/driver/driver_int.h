@@ -349,6 +349,25 @@ void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
  * CASS_LOG_ERROR).
  */
 
+/* ---- CQL type names (type_parser.c) ---- */
+
+/*
+ * type_parser.c: the user type named `name` (quotes already removed) in the keyspace being
+ * parsed: 0 with *out the definition (borrowed, not frozen) or NULL when there is none; or an
+ * error code (ENG_E_NOMEM) with err set.
+ */
+typedef int (*cql_drv_udt_lookup)(void *ctx, const char *name, const CassDataType **out,
+                                  eng_err *err);
+/*
+ * type_parser.c: the data type written as text[0, len) in system_schema (the driver's
+ * DataTypeCqlNameParser rules; see the file for where they differ), user type names resolved
+ * in `keyspace` through lookup (NULL: none defined). Returns 0 and *out, a new reference;
+ * ENG_E_INVALID with a message in err when the text is not a type; ENG_E_NOMEM; or lookup's
+ * error. *out is NULL on failure.
+ */
+int cql_drv_type_parse(const char *text, size_t len, const char *keyspace,
+                       cql_drv_udt_lookup lookup, void *ctx, CassDataType **out, eng_err *err);
+
 /* ---- end of the block added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
 
 /* ==== drv_cluster.c, drv_session.c, drv_future.c: additions shared with the other files ==== */
