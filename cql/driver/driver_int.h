@@ -338,15 +338,58 @@ void cql_drv_log(CassLogLevel level, const char *file, int line, const char *fun
 void cql_drv_uuid_from_bytes(const uint8_t in[16], CassUuid *out);
 void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
 
+/* ---- schema metadata from system table rows (schema.c, type_parser.c, schema_local.c) ----
+ *
+ * The driver learns the schema only from rows of system tables, so that the
+ * same builder serves the embedded engine and a remote cluster: each input is
+ * the ROWS result of the query named beside it (columns found by name).
+ */
+enum cql_drv_schema_table {
+    CQL_DRV_SCHEMA_KEYSPACES, /* SELECT * FROM system_schema.keyspaces */
+    CQL_DRV_SCHEMA_TABLES,    /* SELECT * FROM system_schema.tables */
+    CQL_DRV_SCHEMA_COLUMNS,   /* SELECT * FROM system_schema.columns */
+    CQL_DRV_SCHEMA_TYPES,     /* SELECT * FROM system_schema.types */
+    CQL_DRV_SCHEMA_LOCAL,     /* SELECT * FROM system.local */
+    CQL_DRV_SCHEMA_N
+};
+
 /*
- * drv_schema.c implements cql_drv_schema_meta_new (declared in the
- * drv_cluster.c / drv_session.c / drv_future.c block below): the keyspaces,
- * tables, columns and user types of system_schema as the database's current
- * schema describes them (the system keyspaces included, as Cassandra lists
- * them), each with its system_schema row as metadata fields. db NULL gives an
- * empty snapshot (no keyspaces, version 0.0.0). It returns NULL when memory
- * runs out or the schema cannot be read (the latter also logged at
- * CASS_LOG_ERROR).
+ * schema.c: a snapshot built from those rows (any entry may be NULL, or a result of another
+ * kind: no rows), with snapshot_version as given. Every object keeps its row's columns as its
+ * metadata fields; column data types are parsed from system_schema.columns.type, user types
+ * from system_schema.types. A type text that does not parse is logged at CASS_LOG_ERROR and
+ * leaves that data type NULL (the driver's behaviour). Returns NULL when memory runs out, or
+ * when a row cannot be read (a key column missing, null or not text; a list that does not
+ * decode), then also logged at CASS_LOG_ERROR.
+ * Ownership: the snapshot copies what it keeps; the results may be freed once it returns.
+ * Free the snapshot with cass_schema_meta_free.
+ */
+CassSchemaMeta *cql_drv_schema_meta_from_rows(const cql_result *const rows[CQL_DRV_SCHEMA_N],
+                                              cass_uint32_t snapshot_version);
+
+/*
+ * type_parser.c: the user type named `name` (quotes already removed) in the keyspace being
+ * parsed: 0 with *out the definition (borrowed, not frozen) or NULL when there is none; or an
+ * error code (ENG_E_NOMEM) with err set.
+ */
+typedef int (*cql_drv_udt_lookup)(void *ctx, const char *name, const CassDataType **out,
+                                  eng_err *err);
+/*
+ * type_parser.c: the data type written as text[0, len) in system_schema (the driver's
+ * DataTypeCqlNameParser rules; see the file for where they differ), user type names resolved
+ * in `keyspace` through lookup (NULL: none defined). Returns 0 and *out, a new reference;
+ * ENG_E_INVALID with a message in err when the text is not a type; ENG_E_NOMEM; or lookup's
+ * error. *out is NULL on failure.
+ */
+int cql_drv_type_parse(const char *text, size_t len, const char *keyspace,
+                       cql_drv_udt_lookup lookup, void *ctx, CassDataType **out, eng_err *err);
+
+/*
+ * schema_local.c implements cql_drv_schema_meta_new (declared in the session block below) for
+ * the embedded engine: it runs the five queries above through the executor and passes their
+ * results to cql_drv_schema_meta_from_rows, the engine's schema version as the snapshot
+ * version. db NULL gives an empty snapshot (no keyspaces, version 0.0.0). NULL when memory runs
+ * out or the rows cannot be read (then logged at CASS_LOG_ERROR).
  */
 
 /* ---- end of the block added by drv_uuid.c, drv_error.c, drv_schema.c ---- */

@@ -3,28 +3,36 @@
  * cass_keyspace_meta_*, cass_table_meta_*, cass_column_meta_* and the
  * iterators over them.
  *
- * The driver learns the schema by reading system_schema.keyspaces, tables,
- * columns and types, and keeps each row's columns as the "fields" of the
- * object it describes. A snapshot here is built the same way, from the rows
- * cql/systables.c serves for one schema snapshot of the database, so what an
+ * The driver learns the schema only from rows: system_schema.keyspaces,
+ * tables, columns and types, and system.local, and keeps each row's columns
+ * as the "fields" of the object it describes. A snapshot here is built the
+ * same way and from nothing else (cql_drv_schema_meta_from_rows), so the
+ * same code serves whichever backend fetched the rows, and what an
  * application reads through the metadata API is exactly what a SELECT on
- * system_schema returns: the system keyspaces are listed (system,
- * system_schema, system_auth, system_distributed, system_traces) with the
- * system_schema and system tables served, and every field holds Cassandra's
- * normalized value (the replication class under its full name, compaction
- * maps, ...). Column data types come from the catalog's own types; user
- * types are the catalog's, as CassDataType values (ready for
- * cass_user_type_new_from_data_type).
+ * those tables returns. What is read from which column:
+ *  - keyspaces: keyspace_name; tables: keyspace_name, table_name;
+ *  - columns: keyspace_name, table_name, column_name; kind (partition_key,
+ *    clustering, static, else regular); position (the place in its key);
+ *    clustering_order ("desc" reverses a clustering column); type, the CQL
+ *    text of its data type, parsed by type_parser.c;
+ *  - types: keyspace_name, type_name, field_names and field_types (CQL texts
+ *    parsed the same way), a user type named in a type text resolved among
+ *    the types of the same keyspace;
+ *  - local: release_version, the server version.
+ * Columns are found by name, never by position. A row whose keys cannot be
+ * read fails the whole snapshot; a type text that does not parse leaves that
+ * one type out, logged (the driver's behaviour).
  *
  * Everything a snapshot hands out lives in it: names, field values and
  * arrays in one arena, data types as references it holds; freeing the
- * snapshot frees all of it at once. A snapshot never changes after
- * cql_drv_schema_meta_new returns, so any number of threads may read it.
+ * snapshot frees all of it at once. A snapshot never changes once built,
+ * so any number of threads may read it.
  *
  * Orders, as the driver keeps them: keyspaces, tables and user types by name
  * (the driver's maps), fields by name, columns partition key first (in key
- * order), then clustering columns (in key order), then the others by name
- * (system_schema.columns order). Names are matched exactly (byte order).
+ * order, by position), then clustering columns (the same), then the others
+ * by name (system_schema.columns order). Names are matched exactly (byte
+ * order).
  *
  * Materialized views, secondary indexes, functions and aggregates do not
  * exist in cassette: their lookups return NULL and their counts 0, which is
@@ -35,10 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cql/driver/driver_int.h"
-#include "cql/exec/systables.h"
-#include "engine/value/token.h"
 
 /* ------------------------------------------------------------------------ */
 /* The snapshot's objects                                                    */
@@ -56,6 +63,7 @@ struct CassColumnMeta_ {
     size_t name_len;
     CassColumnType type;
     CassClusteringOrder order; /* clustering columns; NONE otherwise */
+    int32_t position;          /* key columns: the place in their key (system_schema's) */
     const CassDataType *data_type;
     meta_fields fields;
 };
@@ -154,37 +162,52 @@ static long find_object(const void *const *items, size_t n, size_t name_off, con
 }
 
 /* ------------------------------------------------------------------------ */
-/* Building                                                                  */
+/* Reading the rows                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* One row of a system_schema table, its keys as C strings ("" when null). */
+/* The inputs by their place in the array, for messages. */
+static const char *const TABLE_NAMES[CQL_DRV_SCHEMA_N] = {
+    "system_schema.keyspaces", "system_schema.tables", "system_schema.columns",
+    "system_schema.types",     "system.local",
+};
+
+/* The key columns of each input, in key order: what places a row in the snapshot. */
+static const char *const KEYS[CQL_DRV_SCHEMA_N][3] = {
+    [CQL_DRV_SCHEMA_KEYSPACES] = {"keyspace_name"},
+    [CQL_DRV_SCHEMA_TABLES] = {"keyspace_name", "table_name"},
+    [CQL_DRV_SCHEMA_COLUMNS] = {"keyspace_name", "table_name", "column_name"},
+    [CQL_DRV_SCHEMA_TYPES] = {"keyspace_name", "type_name"},
+};
+
+/* One row of a system table: its keys as C strings, its columns as fields. */
 typedef struct raw_row {
-    const char *k[3]; /* keyspace_name, then table_name / column_name as the table has them */
+    const char *k[3]; /* the values of its table's KEYS; "" past them */
     meta_fields fields;
 } raw_row;
 
-/* A scan of one system table into raw rows. */
-typedef struct collect {
-    CassSchemaMeta *m;
-    const eng_table *t;
-    CassDataType **types; /* per column of t (its cols index) */
-    uint32_t *order;      /* column indexes of t by name */
-    int key[3];           /* column indexes of the keys (-1: none) */
+/* The rows of one input, in the arena, sorted by their keys. */
+typedef struct sys_rows {
     raw_row *rows;
-    size_t n, cap;
-    eng_err *err;
-} collect;
+    size_t n;
+} sys_rows;
 
 typedef struct build {
     CassSchemaMeta *m;
-    eng_db *db;
-    const eng_schema *s;
     eng_err *err;
 } build;
 
 static void *arena_alloc(CassSchemaMeta *m, size_t n)
 {
     return eng_arena_alloc(&m->arena, n ? n : 1);
+}
+
+static const char *arena_str(CassSchemaMeta *m, const char *s)
+{
+    size_t n = strlen(s);
+    char *p = arena_alloc(m, n + 1);
+    if (p)
+        memcpy(p, s, n + 1);
+    return p;
 }
 
 /* Keeps a data type reference for the life of the snapshot (released on failure too). */
@@ -211,13 +234,52 @@ static int nomem(eng_err *err, const char *what)
     return eng_errorf(err, ENG_E_NOMEM, "out of memory building the schema metadata (%s)", what);
 }
 
-/* Sorts idx (column indexes of t) by column name: an insertion sort, tables have few columns. */
-static void sort_columns_by_name(const eng_table *t, uint32_t *idx, size_t n)
+/* A row the snapshot cannot be built from: ENG_E_CORRUPT, kept apart from ENG_E_INVALID, which
+   the type parser returns for a type text it refuses (logged, and the build goes on). */
+#define UNREADABLE ENG_E_CORRUPT
+
+static int is_text(const CassValue *v)
+{
+    CassValueType t = v->type ? v->type->value_type : CASS_VALUE_TYPE_UNKNOWN;
+    return t == CASS_VALUE_TYPE_VARCHAR || t == CASS_VALUE_TYPE_TEXT || t == CASS_VALUE_TYPE_ASCII;
+}
+
+/* A text field (the arena copy ends in a NUL), or NULL: absent, null or not text. */
+static const CassValue *text_field(const meta_fields *f, const char *name)
+{
+    const CassValue *v = field_by_name(f, name, strlen(name));
+    return v && v->len >= 0 && is_text(v) ? v : NULL;
+}
+
+static const char *field_text(const meta_fields *f, const char *name)
+{
+    const CassValue *v = text_field(f, name);
+    return v ? (const char *)v->p : NULL;
+}
+
+/* Orders row r against the keys keys[0, nk) (its first nk keys only). */
+static int key_cmp(const raw_row *r, const char *const *keys, int nk)
+{
+    int c = 0;
+    for (int j = 0; !c && j < nk; j++)
+        c = strcmp(r->k[j], keys[j]);
+    return c;
+}
+
+static int raw_order(const void *a, const void *b)
+{
+    return key_cmp(a, ((const raw_row *)b)->k, 3);
+}
+
+/* Sorts the column indexes idx[0, n) of r by column name (few columns: an insertion sort). */
+static void sort_specs_by_name(const cql_result *r, uint32_t *idx, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         uint32_t v = idx[i];
+        const char *name = r->cols[v].name ? r->cols[v].name : "";
         size_t j = i;
-        while (j > 0 && strcmp(t->cols[idx[j - 1]].name, t->cols[v].name) > 0) {
+        while (j > 0 &&
+               strcmp(r->cols[idx[j - 1]].name ? r->cols[idx[j - 1]].name : "", name) > 0) {
             idx[j] = idx[j - 1];
             j--;
         }
@@ -225,375 +287,500 @@ static void sort_columns_by_name(const eng_table *t, uint32_t *idx, size_t n)
     }
 }
 
-/* Every row of system table t, described from b's snapshot, through the engine's read path. */
-static int read_systable(build *b, const eng_table *t, eng_row_cb cb, void *ctx)
+/* One cell copied into the arena, one byte more than the value: a NUL, so text doubles as a C
+   string. Null cells have len -1. */
+static int copy_cell(CassSchemaMeta *m, const eng_val *cell, const CassDataType *type,
+                     CassValue *out)
 {
-    cql_systable_ctx sys = {b->s, b->db};
-    eng_query q;
-    memset(&q, 0, sizeof q);
-    q.table = t;
-    q.token_lo = ENG_TOKEN_MIN;
-    q.token_hi = ENG_TOKEN_MAX;
-    q.token_lo_incl = q.token_hi_incl = 1;
-    q.vtable = cql_systable_fill;
-    q.vtable_ctx = &sys;
-    return eng_read(b->db, &q, cb, ctx, NULL, b->err);
-}
-
-static int collect_row(void *ctx, const eng_row_view *v)
-{
-    collect *c = ctx;
-    CassSchemaMeta *m = c->m;
-    const eng_table *t = c->t;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        raw_row *rows = eng_realloc(c->rows, sizeof *rows * cap);
-        if (!rows)
-            return -nomem(c->err, t->name);
-        c->rows = rows;
-        c->cap = cap;
-    }
-    raw_row *r = &c->rows[c->n];
-    memset(r, 0, sizeof *r);
-    r->fields.names = arena_alloc(m, sizeof *r->fields.names * t->n_cols);
-    r->fields.values = arena_alloc(m, sizeof *r->fields.values * t->n_cols);
-    if (!r->fields.names || !r->fields.values)
-        return -nomem(c->err, t->name);
-    for (uint32_t k = 0; k < t->n_cols; k++) {
-        uint32_t i = c->order[k];
-        eng_val val;
-        int rc = eng_view_column(v, (uint16_t)i, &val, NULL, NULL, c->err);
-        if (rc)
-            return -rc;
-        CassValue *out = &r->fields.values[k];
-        out->type = c->types[i];
-        out->p = NULL;
-        out->len = ENG_NULL;
-        if (val.len >= 0) {
-            /* One byte more than the value: a NUL, so text values double as C strings. */
-            uint8_t *p = arena_alloc(m, (size_t)val.len + 1);
-            if (!p)
-                return -nomem(c->err, t->name);
-            if (val.len)
-                memcpy(p, val.p, (size_t)val.len);
-            p[val.len] = 0;
-            out->p = p;
-            out->len = val.len;
-        }
-        /* The descriptors of the system tables live for the whole process. */
-        r->fields.names[k] = t->cols[i].name;
-        for (int j = 0; j < 3; j++)
-            if (c->key[j] == (int)i)
-                r->k[j] = out->p ? (const char *)out->p : "";
-    }
-    r->fields.n = t->n_cols;
-    c->n++;
+    out->type = type;
+    out->p = NULL;
+    out->len = ENG_NULL;
+    if (cell->len < 0)
+        return 0;
+    uint8_t *p = arena_alloc(m, (size_t)cell->len + 1);
+    if (!p)
+        return ENG_E_NOMEM;
+    if (cell->len)
+        memcpy(p, cell->p, (size_t)cell->len);
+    p[cell->len] = 0;
+    out->p = p;
+    out->len = cell->len;
     return 0;
 }
 
-/* Reads every row of system table ks.name into c (keys named by k0..k2, NULL for none). */
-static int collect_rows(build *b, collect *c, const char *name, const char *k0, const char *k1,
-                        const char *k2)
-{
-    memset(c, 0, sizeof *c);
-    c->m = b->m;
-    c->err = b->err;
-    const eng_table *t = cql_systable("system_schema", name);
-    if (!t)
-        return nomem(b->err, name); /* the descriptors could not be built */
-    c->t = t;
-    c->types = arena_alloc(b->m, sizeof *c->types * t->n_cols);
-    c->order = arena_alloc(b->m, sizeof *c->order * t->n_cols);
-    if (!c->types || !c->order)
-        return nomem(b->err, name);
-    for (uint32_t i = 0; i < t->n_cols; i++) {
-        c->types[i] = cql_drv_type_from_eng(t->cols[i].type);
-        if (hold_type(b->m, c->types[i]))
-            return nomem(b->err, name);
-        c->order[i] = i;
-    }
-    sort_columns_by_name(t, c->order, t->n_cols);
-    const char *keys[3] = {k0, k1, k2};
-    for (int j = 0; j < 3; j++)
-        c->key[j] = keys[j] ? eng_table_column_index(t, keys[j]) : -1;
-    return read_systable(b, t, collect_row, c);
-}
-
-static int raw_order(const void *a, const void *b)
-{
-    const raw_row *x = a, *y = b;
-    for (int j = 0; j < 3; j++) {
-        int c = strcmp(x->k[j] ? x->k[j] : "", y->k[j] ? y->k[j] : "");
-        if (c)
-            return c;
-    }
-    return 0;
-}
-
-/* The column row of ks.table.column among sorted column rows, or NULL. */
-static const raw_row *find_column_row(const collect *cols, const char *ks, const char *table,
-                                      const char *column)
-{
-    raw_row key;
-    memset(&key, 0, sizeof key);
-    key.k[0] = ks;
-    key.k[1] = table;
-    key.k[2] = column;
-    return bsearch(&key, cols->rows, cols->n, sizeof *cols->rows, raw_order);
-}
-
-static const char *arena_str(CassSchemaMeta *m, const char *s)
-{
-    size_t n = strlen(s);
-    char *p = arena_alloc(m, n + 1);
-    if (p)
-        memcpy(p, s, n + 1);
-    return p;
-}
-
-static CassColumnType column_type(uint8_t kind)
-{
-    switch (kind) {
-    case ENG_COL_PARTITION:
-        return CASS_COLUMN_TYPE_PARTITION_KEY;
-    case ENG_COL_CLUSTERING:
-        return CASS_COLUMN_TYPE_CLUSTERING_KEY;
-    case ENG_COL_STATIC:
-        return CASS_COLUMN_TYPE_STATIC;
-    default:
-        return CASS_COLUMN_TYPE_REGULAR;
-    }
-}
-
-/* The columns of table tm (described by t), with their system_schema.columns rows. */
-static int build_columns(build *b, CassTableMeta *tm, const char *ks, const eng_table *t,
-                         const collect *cols)
+/* Every row of input `table` (a ROWS result, or none) into out, with its keys, sorted. */
+static int read_rows(build *b, const cql_result *r, int table, sys_rows *out)
 {
     CassSchemaMeta *m = b->m;
-    size_t n = t->n_cols;
-    uint32_t *idx = arena_alloc(m, sizeof *idx * n);
+    const char *what = TABLE_NAMES[table];
+    memset(out, 0, sizeof *out);
+    if (!r || r->kind != CQL_RESULT_ROWS || !r->n_rows)
+        return 0;
+    /* What the rows share: the column names in name order, and each column's data type. */
+    uint32_t nc = r->n_cols;
+    uint32_t *order = arena_alloc(m, sizeof *order * nc);
+    const char **names = arena_alloc(m, sizeof *names * nc);
+    CassDataType **types = arena_alloc(m, sizeof *types * nc);
+    out->rows = arena_alloc(m, sizeof *out->rows * r->n_rows);
+    if (!order || !names || !types || !out->rows)
+        return nomem(b->err, what);
+    for (uint32_t i = 0; i < nc; i++)
+        order[i] = i;
+    sort_specs_by_name(r, order, nc);
+    for (uint32_t k = 0; k < nc; k++) {
+        const cql_column_spec *spec = &r->cols[order[k]];
+        if (!spec->type)
+            return eng_errorf(b->err, UNREADABLE, "%s: column %s has no type", what,
+                              spec->name ? spec->name : "");
+        if (!(names[k] = arena_str(m, spec->name ? spec->name : "")))
+            return nomem(b->err, what);
+        types[k] = cql_drv_type_from_eng(spec->type);
+        if (hold_type(m, types[k]))
+            return nomem(b->err, what);
+    }
+    for (uint32_t i = 0; i < r->n_rows; i++) {
+        raw_row *row = &out->rows[i];
+        row->fields.n = nc;
+        row->fields.names = names;
+        row->fields.values = arena_alloc(m, sizeof *row->fields.values * nc);
+        if (!row->fields.values)
+            return nomem(b->err, what);
+        for (uint32_t k = 0; k < nc; k++)
+            if (copy_cell(m, &r->cells[(size_t)i * nc + order[k]], types[k],
+                          &row->fields.values[k]))
+                return nomem(b->err, what);
+        for (int j = 0; j < 3; j++) {
+            const char *key = KEYS[table][j];
+            row->k[j] = key ? field_text(&row->fields, key) : "";
+            if (!row->k[j])
+                return eng_errorf(b->err, UNREADABLE, "%s row %u: %s is missing, null or not text",
+                                  what, i, key);
+        }
+    }
+    out->n = r->n_rows;
+    qsort(out->rows, out->n, sizeof *out->rows, raw_order);
+    return 0;
+}
+
+/* The rows whose first nk keys are keys[0, nk): how many, from *first (rows are sorted). */
+static size_t key_range(const sys_rows *s, const char *const *keys, int nk, size_t *first)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(&s->rows[mid], keys, nk) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = *first = lo;
+    while (end < s->n && !key_cmp(&s->rows[end], keys, nk))
+        end++;
+    return end - lo;
+}
+
+/* ------------------------------------------------------------------------ */
+/* User types (system_schema.types)                                          */
+/* ------------------------------------------------------------------------ */
+
+/* How many definitions may be built one inside another (a field naming the next type): far more
+   than a schema needs, few enough that hostile rows cannot exhaust the stack. */
+#define MAX_UDT_DEPTH 100
+
+enum { UDT_NEW, UDT_BUILDING, UDT_DONE };
+
+typedef struct udt_def {
+    const raw_row *row; /* its system_schema.types row */
+    CassDataType *type; /* once built: the definition (held by the snapshot); NULL if skipped */
+    int state;
+} udt_def;
+
+/* The user types of one keyspace, built on first use: a field or a column may name a type
+   whose row sorts after its own. */
+typedef struct ks_types {
+    build *b;
+    const char *ks;
+    const sys_rows *rows; /* system_schema.types */
+    size_t first, n;      /* the keyspace's rows in it */
+    udt_def *defs;        /* one per row, in the same order (by type name) */
+    int depth;            /* definitions being built, one inside another */
+} ks_types;
+
+static int build_udt(ks_types *kt, udt_def *d, eng_err *err);
+
+/* cql_drv_udt_lookup over the keyspace's rows. */
+static int udt_lookup(void *ctx, const char *name, const CassDataType **out, eng_err *err)
+{
+    ks_types *kt = ctx;
+    const char *keys[2] = {kt->ks, name};
+    size_t at;
+    *out = NULL;
+    if (!key_range(kt->rows, keys, 2, &at))
+        return 0;
+    udt_def *d = &kt->defs[at - kt->first];
+    if (d->state == UDT_BUILDING || (d->state == UDT_NEW && kt->depth >= MAX_UDT_DEPTH)) {
+        /* Cassandra refuses a type that contains itself, and nesting past MAX_UDT_DEPTH only
+           bounds the stack here: either way the reference stays a user type without fields. */
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__, "User type %s.%s %s", kt->ks,
+                    name, d->state == UDT_BUILDING ? "contains itself" : "is nested too deeply");
+        return 0;
+    }
+    if (d->state == UDT_NEW) {
+        int rc = build_udt(kt, d, err);
+        if (rc)
+            return rc;
+    }
+    *out = d->type;
+    return 0;
+}
+
+/* A list<text> field: its item count and a cursor over them, or an error when it does not
+   decode (a count more items than its bytes could hold included: nothing is sized by a count
+   the bytes do not back). Null or absent: *n = -1. */
+static int list_field(const udt_def *d, const char *name, eng_items *it, int32_t *n, eng_err *err)
+{
+    const CassValue *v = field_by_name(&d->row->fields, name, strlen(name));
+    *n = -1;
+    if (!v || v->len < 0)
+        return 0;
+    if (!v->type ||
+        (v->type->value_type != CASS_VALUE_TYPE_LIST &&
+         v->type->value_type != CASS_VALUE_TYPE_SET) ||
+        (*n = eng_items_begin(it, v->p, (size_t)v->len)) < 0 ||
+        (size_t)*n > ((size_t)v->len - 4) / 4)
+        return eng_errorf(err, UNREADABLE, "system_schema.types row %s.%s: %s does not decode",
+                          d->row->k[0], d->row->k[1], name);
+    return 0;
+}
+
+/*
+ * Appends field fname, its type parsed from the text ftype, to the user type dt of keyspace
+ * kt. A field that is null or whose type does not parse is logged and sets *stop: the fields
+ * stop there, as the driver's do. Returns 0 or an error code.
+ */
+static int add_field(ks_types *kt, CassDataType *dt, eng_val fname, eng_val ftype, int *stop,
+                     eng_err *err)
+{
+    if (fname.len < 0 || ftype.len < 0) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "User type %s.%s has a null field name or type", kt->ks, dt->type_name);
+        *stop = 1;
+        return 0;
+    }
+    eng_err perr;
+    eng_err_clear(&perr);
+    CassDataType *ft;
+    int rc = cql_drv_type_parse((const char *)ftype.p, (size_t)ftype.len, kt->ks, udt_lookup, kt,
+                                &ft, &perr);
+    if (rc == ENG_E_INVALID) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "Field %.*s of user type %s.%s: %s", (int)fname.len, (const char *)fname.p,
+                    kt->ks, dt->type_name, perr.msg);
+        *stop = 1;
+        return 0;
+    }
+    if (rc)
+        return eng_errorf(err, rc, "%s", perr.msg);
+    if (!(dt->sub_names[dt->n_sub] = eng_strndup((const char *)fname.p, (size_t)fname.len))) {
+        cql_drv_type_unref(ft);
+        return nomem(err, dt->type_name);
+    }
+    dt->sub[dt->n_sub++] = ft;
+    return 0;
+}
+
+/*
+ * The definition of d from its row, as the driver's update_user_types makes it: field i is
+ * field_names[i] with the type parsed from field_types[i]. A row without names or types is
+ * left out; the fields stop at the first null or unparsable one (all logged). Lists that do
+ * not decode fail the snapshot.
+ */
+static int build_udt(ks_types *kt, udt_def *d, eng_err *err)
+{
+    const char *ks = d->row->k[0], *name = d->row->k[1];
+    eng_items names, types;
+    int32_t n_names, n_types;
+    int rc = list_field(d, "field_names", &names, &n_names, err);
+    if (!rc)
+        rc = list_field(d, "field_types", &types, &n_types, err);
+    if (rc)
+        return rc;
+    d->state = UDT_DONE; /* whatever follows, d is not built again */
+    if (n_names < 0 || n_types < 0) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "User type %s.%s has null field_names or field_types", ks, name);
+        return 0;
+    }
+    if (n_names != n_types)
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "User type %s.%s has %d field_names but %d field_types", ks, name, n_names,
+                    n_types);
+    size_t n = (size_t)(n_names < n_types ? n_names : n_types);
+    CassDataType *dt = cql_drv_type_new(CASS_VALUE_TYPE_UDT);
+    if (dt) {
+        dt->keyspace = eng_strdup(ks);
+        dt->type_name = eng_strdup(name);
+        dt->sub = eng_calloc(n ? n : 1, sizeof *dt->sub);
+        dt->sub_names = eng_calloc(n ? n : 1, sizeof *dt->sub_names);
+    }
+    if (!dt || !dt->keyspace || !dt->type_name || !dt->sub || !dt->sub_names) {
+        cql_drv_type_unref(dt);
+        return nomem(err, name);
+    }
+    d->state = UDT_BUILDING;
+    kt->depth++;
+    int stop = 0;
+    for (size_t i = 0; i < n && !rc && !stop; i++) {
+        eng_val fname, ftype;
+        int a = eng_items_next(&names, &fname), c = eng_items_next(&types, &ftype);
+        if (a <= 0 || c <= 0)
+            rc = eng_errorf(err, UNREADABLE,
+                            "system_schema.types row %s.%s: its field lists do not decode", ks,
+                            name);
+        else
+            rc = add_field(kt, dt, fname, ftype, &stop, err);
+    }
+    kt->depth--;
+    d->state = UDT_DONE;
+    if (rc) {
+        cql_drv_type_unref(dt);
+        return rc;
+    }
+    if (hold_type(kt->b->m, dt))
+        return nomem(err, name);
+    d->type = dt;
+    return 0;
+}
+
+/* The keyspace's user types, from its rows of system_schema.types, listed by name. */
+static int build_types(build *b, ks_types *kt, CassKeyspaceMeta *km, const sys_rows *types)
+{
+    CassSchemaMeta *m = b->m;
+    size_t n = key_range(types, &km->name, 1, &kt->first);
+    kt->b = b;
+    kt->ks = km->name;
+    kt->rows = types;
+    kt->n = n;
+    kt->depth = 0;
+    kt->defs = arena_alloc(m, sizeof *kt->defs * n);
+    km->types = arena_alloc(m, sizeof *km->types * n);
+    km->type_names = arena_alloc(m, sizeof *km->type_names * n);
+    if (!kt->defs || !km->types || !km->type_names)
+        return nomem(b->err, km->name);
+    for (size_t i = 0; i < n; i++)
+        kt->defs[i] = (udt_def){&types->rows[kt->first + i], NULL, UDT_NEW};
+    for (size_t i = 0; i < n; i++) {
+        int rc = kt->defs[i].state == UDT_NEW ? build_udt(kt, &kt->defs[i], b->err) : 0;
+        if (rc)
+            return rc;
+        if (kt->defs[i].type) {
+            km->types[km->n_types] = kt->defs[i].type;
+            km->type_names[km->n_types++] = kt->defs[i].row->k[1];
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables and columns (system_schema.tables, system_schema.columns)          */
+/* ------------------------------------------------------------------------ */
+
+/* The driver's reading of system_schema.columns.kind: anything else is a regular column. */
+static CassColumnType column_kind(const char *kind)
+{
+    if (!kind)
+        return CASS_COLUMN_TYPE_REGULAR;
+    if (!strcmp(kind, "partition_key"))
+        return CASS_COLUMN_TYPE_PARTITION_KEY;
+    if (!strcmp(kind, "clustering"))
+        return CASS_COLUMN_TYPE_CLUSTERING_KEY;
+    if (!strcmp(kind, "static"))
+        return CASS_COLUMN_TYPE_STATIC;
+    return CASS_COLUMN_TYPE_REGULAR;
+}
+
+/* The key position of a column: an int, 0 when absent, null or negative (the driver's). */
+static int32_t column_position(const meta_fields *f)
+{
+    const CassValue *v = field_by_name(f, "position", 8);
+    if (!v || !v->type || v->type->value_type != CASS_VALUE_TYPE_INT || v->len != 4)
+        return 0;
+    int32_t pos = (int32_t)eng_be32(v->p);
+    return pos < 0 ? 0 : pos;
+}
+
+/* Partition key columns by position, clustering columns by position, the others by name. */
+static int column_group(const CassColumnMeta *c)
+{
+    return c->type == CASS_COLUMN_TYPE_PARTITION_KEY    ? 0
+           : c->type == CASS_COLUMN_TYPE_CLUSTERING_KEY ? 1
+                                                        : 2;
+}
+
+static int column_order(const void *a, const void *b)
+{
+    const CassColumnMeta *x = *(const CassColumnMeta *const *)a;
+    const CassColumnMeta *y = *(const CassColumnMeta *const *)b;
+    int gx = column_group(x), gy = column_group(y);
+    if (gx != gy)
+        return gx - gy;
+    if (gx < 2 && x->position != y->position)
+        return x->position < y->position ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The data type of a column, parsed from its type text; a text that does not parse is logged
+   and leaves the type NULL, as the driver leaves it. */
+static int column_data_type(build *b, ks_types *kt, CassColumnMeta *col, const char *table)
+{
+    const CassValue *v = text_field(&col->fields, "type");
+    if (!v)
+        return 0;
+    eng_err perr;
+    eng_err_clear(&perr);
+    CassDataType *dt;
+    int rc =
+        cql_drv_type_parse((const char *)v->p, (size_t)v->len, kt->ks, udt_lookup, kt, &dt, &perr);
+    if (rc == ENG_E_INVALID) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__, "Column %s.%s.%s: %s", kt->ks,
+                    table, col->name, perr.msg);
+        return 0;
+    }
+    if (rc)
+        return eng_errorf(b->err, rc, "%s", perr.msg);
+    if (hold_type(b->m, dt))
+        return nomem(b->err, table);
+    col->data_type = dt;
+    return 0;
+}
+
+/* The columns of table tm from its rows of system_schema.columns (rows[0, n)). */
+static int build_columns(build *b, ks_types *kt, CassTableMeta *tm, const raw_row *rows, size_t n)
+{
+    CassSchemaMeta *m = b->m;
     CassColumnMeta *cm = arena_alloc(m, sizeof *cm * n);
     tm->cols = arena_alloc(m, sizeof *tm->cols * n);
     tm->by_name = arena_alloc(m, sizeof *tm->by_name * n);
-    if (!idx || !cm || !tm->cols || !tm->by_name)
-        return nomem(b->err, t->name);
-    /* Keys in key order (cols holds them first, by position), then the rest by name. */
-    size_t n_keys = (size_t)t->n_pk + t->n_ck;
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (uint32_t)i;
-    if (n > n_keys)
-        sort_columns_by_name(t, idx + n_keys, n - n_keys);
+    if (!cm || !tm->cols || !tm->by_name)
+        return nomem(b->err, tm->name);
     for (size_t i = 0; i < n; i++) {
-        const eng_column *c = &t->cols[idx[i]];
         CassColumnMeta *col = &cm[i];
         memset(col, 0, sizeof *col);
-        col->name = arena_str(m, c->name);
-        if (!col->name)
-            return nomem(b->err, t->name);
+        col->name = rows[i].k[2];
         col->name_len = strlen(col->name);
-        col->type = column_type(c->kind);
-        col->order = c->kind != ENG_COL_CLUSTERING ? CASS_CLUSTERING_ORDER_NONE
-                     : c->desc                     ? CASS_CLUSTERING_ORDER_DESC
-                                                   : CASS_CLUSTERING_ORDER_ASC;
-        CassDataType *dt = cql_drv_type_from_eng(c->type);
-        if (hold_type(m, dt))
-            return nomem(b->err, t->name);
-        col->data_type = dt;
-        const raw_row *row = find_column_row(cols, ks, tm->name, c->name);
-        if (row)
-            col->fields = row->fields;
+        col->fields = rows[i].fields;
+        col->type = column_kind(field_text(&col->fields, "kind"));
+        col->position = column_position(&col->fields);
+        const char *order = field_text(&col->fields, "clustering_order");
+        col->order = col->type != CASS_COLUMN_TYPE_CLUSTERING_KEY ? CASS_CLUSTERING_ORDER_NONE
+                     : order && !strcasecmp(order, "desc")        ? CASS_CLUSTERING_ORDER_DESC
+                                                                  : CASS_CLUSTERING_ORDER_ASC;
+        int rc = column_data_type(b, kt, col, tm->name);
+        if (rc)
+            return rc;
         tm->cols[i] = col;
+        tm->n_pk += col->type == CASS_COLUMN_TYPE_PARTITION_KEY;
+        tm->n_ck += col->type == CASS_COLUMN_TYPE_CLUSTERING_KEY;
     }
-    /* The name index: the non-key columns are already in name order; merge the keys in. */
+    qsort(tm->cols, n, sizeof *tm->cols, column_order);
+    /* The name index: an insertion sort of the positions in cols by column name. */
     for (size_t i = 0; i < n; i++) {
         uint32_t v = (uint32_t)i;
+        const char *name = ((const CassColumnMeta *)tm->cols[v])->name;
         size_t j = i;
-        while (j > 0 && strcmp(cm[tm->by_name[j - 1]].name, cm[v].name) > 0) {
+        while (j > 0 &&
+               strcmp(((const CassColumnMeta *)tm->cols[tm->by_name[j - 1]])->name, name) > 0) {
             tm->by_name[j] = tm->by_name[j - 1];
             j--;
         }
         tm->by_name[j] = v;
     }
     tm->n_cols = n;
-    tm->n_pk = t->n_pk;
-    tm->n_ck = t->n_ck;
     return 0;
 }
 
-/* The table described by a row of system_schema.tables. */
-static const eng_table *table_of(const eng_schema *s, const char *ks, const char *name)
-{
-    if (cql_systable_keyspace(ks))
-        return cql_systable(ks, name);
-    return s ? eng_schema_table(s, ks, name) : NULL;
-}
-
-/* A user type and its name, for sorting. */
-typedef struct named_type {
-    const char *name;
-    const CassDataType *type;
-} named_type;
-
-static int named_type_order(const void *a, const void *b)
-{
-    return strcmp(((const named_type *)a)->name, ((const named_type *)b)->name);
-}
-
-/* The keyspace's user types, from the catalog (system_schema.types lists the same ones). */
-static int build_types(build *b, CassKeyspaceMeta *km)
+/* The keyspace of row ks with its user types and tables (each with its columns). */
+static int build_keyspace(build *b, CassKeyspaceMeta *km, const raw_row *ks,
+                          const sys_rows in[CQL_DRV_SCHEMA_N])
 {
     CassSchemaMeta *m = b->m;
-    const eng_schema *s = b->s;
-    size_t n = 0;
-    if (cql_systable_keyspace(km->name))
-        return 0; /* system_schema.types leaves system keyspaces out */
-    for (uint32_t i = 0; s && i < s->n_types; i++)
-        n += s->types[i]->ks && !strcmp(s->types[i]->ks, km->name);
-    if (!n)
-        return 0;
-    named_type *nt = arena_alloc(m, sizeof *nt * n);
-    km->types = arena_alloc(m, sizeof *km->types * n);
-    km->type_names = arena_alloc(m, sizeof *km->type_names * n);
-    if (!nt || !km->types || !km->type_names)
+    memset(km, 0, sizeof *km);
+    km->name = ks->k[0];
+    km->name_len = strlen(km->name);
+    km->fields = ks->fields;
+    ks_types kt;
+    int rc = build_types(b, &kt, km, &in[CQL_DRV_SCHEMA_TYPES]);
+    if (rc)
+        return rc;
+    const sys_rows *tables = &in[CQL_DRV_SCHEMA_TABLES];
+    size_t first, n = key_range(tables, &km->name, 1, &first);
+    km->tables = arena_alloc(m, sizeof *km->tables * n);
+    CassTableMeta *tms = arena_alloc(m, sizeof *tms * n);
+    if (!km->tables || !tms)
         return nomem(b->err, km->name);
-    size_t k = 0;
-    for (uint32_t i = 0; i < s->n_types && k < n; i++) {
-        const eng_type *u = s->types[i];
-        if (!u->ks || strcmp(u->ks, km->name))
-            continue;
-        CassDataType *dt = cql_drv_type_from_eng(u);
-        if (hold_type(m, dt))
-            return nomem(b->err, km->name);
-        nt[k].name = arena_str(m, u->name ? u->name : "");
-        if (!nt[k].name)
-            return nomem(b->err, km->name);
-        nt[k++].type = dt;
+    for (size_t j = 0; j < n; j++) {
+        const raw_row *row = &tables->rows[first + j];
+        CassTableMeta *tm = &tms[j];
+        memset(tm, 0, sizeof *tm);
+        tm->name = row->k[1];
+        tm->name_len = strlen(tm->name);
+        tm->fields = row->fields;
+        size_t c0, nc = key_range(&in[CQL_DRV_SCHEMA_COLUMNS], row->k, 2, &c0);
+        if ((rc = build_columns(b, &kt, tm, in[CQL_DRV_SCHEMA_COLUMNS].rows + c0, nc)))
+            return rc;
+        km->tables[km->n_tables++] = tm;
     }
-    qsort(nt, k, sizeof *nt, named_type_order);
-    for (size_t i = 0; i < k; i++) {
-        km->types[i] = nt[i].type;
-        km->type_names[i] = nt[i].name;
-    }
-    km->n_types = k;
     return 0;
 }
 
-/* system.local's release_version, as "major.minor.patch". */
-static int local_row(void *ctx, const eng_row_view *v)
+/* system.local's release_version, as "major.minor[.patch]". */
+static void read_version(const sys_rows *local, CassVersion *out)
 {
-    CassVersion *out = ctx;
-    int i = eng_table_column_index(v->table, "release_version");
-    eng_val val;
-    if (i < 0 || eng_view_column(v, (uint16_t)i, &val, NULL, NULL, NULL) || val.len <= 0 ||
-        val.len >= 32)
-        return 1;
-    char text[32];
-    memcpy(text, val.p, (size_t)val.len);
-    text[val.len] = 0;
+    const char *v = local->n ? field_text(&local->rows[0].fields, "release_version") : NULL;
     int major = 0, minor = 0, patch = 0;
-    if (sscanf(text, "%d.%d.%d", &major, &minor, &patch) >= 2) {
+    if (v && sscanf(v, "%d.%d.%d", &major, &minor, &patch) >= 2) {
         out->major_version = major;
         out->minor_version = minor;
         out->patch_version = patch;
     }
-    return 1;
 }
 
-static int build_all(build *b)
+static int build_all(build *b, const cql_result *const rows[CQL_DRV_SCHEMA_N])
 {
     CassSchemaMeta *m = b->m;
-    int rc;
-    m->snapshot_version = (cass_uint32_t)b->s->version;
-
-    const eng_table *local = cql_systable("system", "local");
-    if (!local)
-        return nomem(b->err, "system.local");
-    rc = read_systable(b, local, local_row, &m->version);
-    if (rc)
-        return rc;
-
-    collect ks, tables, cols;
-    memset(&tables, 0, sizeof tables);
-    memset(&cols, 0, sizeof cols);
-    rc = collect_rows(b, &ks, "keyspaces", "keyspace_name", NULL, NULL);
-    if (!rc)
-        rc = collect_rows(b, &tables, "tables", "keyspace_name", "table_name", NULL);
-    if (!rc)
-        rc = collect_rows(b, &cols, "columns", "keyspace_name", "table_name", "column_name");
-    if (rc)
-        goto done;
-    qsort(ks.rows, ks.n, sizeof *ks.rows, raw_order);
-    qsort(tables.rows, tables.n, sizeof *tables.rows, raw_order);
-    qsort(cols.rows, cols.n, sizeof *cols.rows, raw_order);
-
-    m->keyspaces = arena_alloc(m, sizeof *m->keyspaces * ks.n);
-    CassKeyspaceMeta *kms = arena_alloc(m, sizeof *kms * ks.n);
-    if (!m->keyspaces || !kms) {
-        rc = nomem(b->err, "keyspaces");
-        goto done;
+    sys_rows in[CQL_DRV_SCHEMA_N];
+    for (int t = 0; t < CQL_DRV_SCHEMA_N; t++) {
+        int rc = read_rows(b, rows ? rows[t] : NULL, t, &in[t]);
+        if (rc)
+            return rc;
     }
-    size_t t0 = 0; /* first table row not yet placed (both lists sorted by keyspace) */
-    for (size_t i = 0; i < ks.n; i++) {
-        CassKeyspaceMeta *km = &kms[i];
-        memset(km, 0, sizeof *km);
-        km->name = ks.rows[i].k[0];
-        km->name_len = strlen(km->name);
-        km->fields = ks.rows[i].fields;
-        m->keyspaces[m->n_keyspaces++] = km;
-
-        while (t0 < tables.n && strcmp(tables.rows[t0].k[0], km->name) < 0)
-            t0++;
-        size_t t1 = t0;
-        while (t1 < tables.n && !strcmp(tables.rows[t1].k[0], km->name))
-            t1++;
-        size_t n = t1 - t0;
-        km->tables = arena_alloc(m, sizeof *km->tables * n);
-        CassTableMeta *tms = arena_alloc(m, sizeof *tms * n);
-        if (!km->tables || !tms) {
-            rc = nomem(b->err, km->name);
-            goto done;
-        }
-        for (size_t j = 0; j < n; j++) {
-            const raw_row *row = &tables.rows[t0 + j];
-            CassTableMeta *tm = &tms[j];
-            memset(tm, 0, sizeof *tm);
-            tm->name = row->k[1];
-            tm->name_len = strlen(tm->name);
-            tm->fields = row->fields;
-            const eng_table *t = table_of(b->s, km->name, tm->name);
-            if (t && (rc = build_columns(b, tm, km->name, t, &cols)))
-                goto done;
-            km->tables[km->n_tables++] = tm;
-        }
-        t0 = t1;
-        if ((rc = build_types(b, km)))
-            goto done;
+    read_version(&in[CQL_DRV_SCHEMA_LOCAL], &m->version);
+    const sys_rows *ks = &in[CQL_DRV_SCHEMA_KEYSPACES];
+    m->keyspaces = arena_alloc(m, sizeof *m->keyspaces * ks->n);
+    CassKeyspaceMeta *kms = arena_alloc(m, sizeof *kms * ks->n);
+    if (!m->keyspaces || !kms)
+        return nomem(b->err, "keyspaces");
+    for (size_t i = 0; i < ks->n; i++) {
+        int rc = build_keyspace(b, &kms[i], &ks->rows[i], in);
+        if (rc)
+            return rc;
+        m->keyspaces[m->n_keyspaces++] = &kms[i];
     }
-done:
-    eng_free(ks.rows);
-    eng_free(tables.rows);
-    eng_free(cols.rows);
-    return rc;
+    return 0;
 }
 
-CassSchemaMeta *cql_drv_schema_meta_new(eng_db *db)
+CassSchemaMeta *cql_drv_schema_meta_from_rows(const cql_result *const rows[CQL_DRV_SCHEMA_N],
+                                              cass_uint32_t snapshot_version)
 {
     CassSchemaMeta *m = eng_calloc(1, sizeof *m);
     if (!m)
         return NULL;
     eng_arena_init(&m->arena, 16384);
-    if (!db)
-        return m;
+    m->snapshot_version = snapshot_version;
     eng_err err;
     eng_err_clear(&err);
-    eng_schema *s = NULL;
-    int rc = eng_db_schema(db, &s, &err);
-    if (!rc) {
-        build b = {m, db, s, &err};
-        rc = build_all(&b);
-    }
-    if (s)
-        eng_schema_unref(s);
+    build b = {m, &err};
+    int rc = build_all(&b, rows);
     if (rc) {
         if (rc != ENG_E_NOMEM)
             cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
