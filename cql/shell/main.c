@@ -21,7 +21,7 @@
  */
 #include "cassandra.h"
 #include "cassette.h"
-#include "cql/lang/parse.h"
+#include "cql/lang/script.h"
 #include "cql/shell/format.h"
 #include "cql/shell/log.h"
 #include "engine/value/common.h"

@@ -6,6 +6,8 @@
  * Parser.g) and from error messages cqlsh printed against real clusters.
  */
 #include "cql/lang/parse.h"
+#include "cql/lang/lexer.h"
+#include "cql/lang/script.h"
 #include "harness.h"
 
 /* Each test runs in its own process: one arena per test, freed by done(). */
@@ -1648,4 +1650,29 @@ TEST(test_invalid_utf8_and_control_bytes_are_errors_not_crashes)
     /* Strings hold any bytes. */
     ASSERT_EQ(TERM("'\xff\xfe'")->len, 2);
     done();
+}
+
+/* The lexer's spellings come from its keyword table: every token's own name, in any case, and
+   the second spellings Lexer.g gives (TABLE is K_COLUMNFAMILY, SCHEMA K_KEYSPACE). */
+TEST(every_keyword_is_spelled_as_its_token_name_in_any_case)
+{
+    for (int kw = KW_NONE + 1; kw < N_KW; kw++) {
+        if (kw == KW_POSITIVE_NAN || kw == KW_POSITIVE_INFINITY)
+            continue;
+        const char *name = cql_keywords[kw].name + 2;
+        char lower[32];
+        size_t n = strlen(name);
+        ASSERT(n < sizeof lower);
+        for (size_t i = 0; i <= n; i++)
+            lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+        ASSERT_EQ(cql_keyword_of(name, n), kw);
+        ASSERT_EQ(cql_keyword_of(lower, n), kw);
+    }
+    ASSERT_EQ(cql_keyword_of("table", 5), KW_COLUMNFAMILY);
+    ASSERT_EQ(cql_keyword_of("Schema", 6), KW_KEYSPACE);
+    ASSERT_EQ(cql_keyword_of("COLUMNFAMILIES", 14), KW_TABLES);
+    ASSERT_EQ(cql_keyword_of("NaN", 3), KW_POSITIVE_NAN);
+    ASSERT_EQ(cql_keyword_of("infinity", 8), KW_POSITIVE_INFINITY);
+    ASSERT_EQ(cql_keyword_of("positive_nan", 12), KW_NONE);
+    ASSERT_EQ(cql_keyword_of("tablex", 6), KW_NONE);
 }
