@@ -173,6 +173,11 @@ int cql_exec_schema_stmt(cql_exec *x);
 int cql_analyze_modification(cql_analysis *a);
 int cql_exec_modification(cql_exec *x);
 int cql_analyze_batch(cql_analysis *a);
+/* Runs a BATCH of n modifications whose plans are made (session.c checked each statement):
+   BatchStatement.validate, then one atomic write or one compare-and-set. *out: the result. */
+int cql_exec_batch(cql_session *s, int kind, cql_prepared **stmts, cql_plan **plans,
+                   const cql_exec_options *options, uint32_t n, int64_t timestamp,
+                   cql_result **out, eng_err *err);
 int cql_exec_batch_stmt(cql_exec *x);
 int cql_analyze_select(cql_analysis *a);
 int cql_exec_select(cql_exec *x);

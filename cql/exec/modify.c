@@ -1642,15 +1642,13 @@ int cql_exec_batch_stmt(cql_exec *x)
     return rc;
 }
 
-/* ---- a batch of prepared statements (the driver's cass_session_execute_batch) ---- */
+/* ---- a batch of prepared statements, their plans made (session.c: cql_execute_batch) ---- */
 
-int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
-                      const cql_exec_options *options, uint32_t n, int64_t timestamp,
-                      cql_result **out, eng_err *err)
+int cql_exec_batch(cql_session *s, int kind, cql_prepared **stmts, cql_plan **plans,
+                   const cql_exec_options *options, uint32_t n, int64_t timestamp,
+                   cql_result **out, eng_err *err)
 {
-    if (out)
-        *out = NULL;
-    cql_plan **plans = eng_calloc(n ? n : 1, sizeof *plans);
+    *out = NULL;
     const mod_plan **members = eng_calloc(n ? n : 1, sizeof *members);
     cql_exec x;
     memset(&x, 0, sizeof x);
@@ -1658,24 +1656,9 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
     x.err = err;
     eng_arena_init(&x.arena, 4096);
     x.result = cql_result_new(CQL_RESULT_VOID);
-    int rc = (!plans || !members || !x.result) ? eng_errorf(err, ENG_E_NOMEM, "out of memory") : 0;
+    int rc = (!members || !x.result) ? eng_errorf(err, ENG_E_NOMEM, "out of memory") : 0;
     int conditional = 0, counters = 0, regular = 0;
     for (uint32_t i = 0; !rc && i < n; i++) {
-        int k = stmts[i]->stmt->kind;
-        if (k != CQL_S_INSERT && k != CQL_S_UPDATE && k != CQL_S_DELETE) {
-            rc = eng_errorf(err, ENG_E_INVALID,
-                            "Invalid statement in batch: only UPDATE, INSERT and DELETE statements "
-                            "are allowed.");
-            break;
-        }
-        if (options[i].n_values != (uint32_t)stmts[i]->stmt->n_binds) {
-            rc = eng_errorf(err, ENG_E_INVALID,
-                            "there were %d markers(?) in CQL but %u bound variables",
-                            stmts[i]->stmt->n_binds, options[i].n_values);
-            break;
-        }
-        if ((rc = cql_plan_for(stmts[i], s->db, &plans[i], err)))
-            break;
         members[i] = plans[i]->detail;
         conditional |= is_conditional(members[i]);
         if (members[i]->t->is_counter)
@@ -1731,20 +1714,13 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         else
             rc = apply_plain(&x, &options[0], n && one_schema ? plans[0]->schema : NULL, &muts);
     }
-    if (x.result && plans && n) {
-        cql_result_hold_plan(x.result, plans[0]); /* the [applied] columns point into it */
-        plans[0] = NULL;
-    }
-    for (uint32_t i = 0; plans && i < n; i++)
-        cql_plan_release(plans[i]);
-    eng_free(plans);
     eng_free(members);
     eng_arena_free(&x.arena);
-    if (!rc && out && x.result && x.result->kind == CQL_RESULT_ROWS && x.result->n_rows) {
+    if (!rc && x.result && x.result->kind == CQL_RESULT_ROWS && x.result->n_rows) {
         if (cql_result_finish(x.result))
             rc = eng_errorf(err, ENG_E_NOMEM, "out of memory");
     }
-    if (rc || !out)
+    if (rc)
         cql_result_free(x.result);
     else
         *out = x.result;

@@ -171,3 +171,45 @@ int cql_query(cql_session *s, const char *query, size_t len, const cql_exec_opti
     cql_prepared_unref(p);
     return rc;
 }
+
+/*
+ * BATCH: each statement checked (BatchMessage: only modifications, the values of each) and
+ * analyzed against s's schema, then run together (modify.c).
+ */
+int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
+                      const cql_exec_options *options, uint32_t n, int64_t timestamp,
+                      cql_result **out, eng_err *err)
+{
+    if (out)
+        *out = NULL;
+    cql_plan **plans = eng_calloc(n ? n : 1, sizeof *plans);
+    int rc = plans ? 0 : eng_errorf(err, ENG_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        int k = stmts[i]->stmt->kind;
+        if (k != CQL_S_INSERT && k != CQL_S_UPDATE && k != CQL_S_DELETE) {
+            rc = eng_errorf(err, ENG_E_INVALID,
+                            "Invalid statement in batch: only UPDATE, INSERT and DELETE statements "
+                            "are allowed.");
+            break;
+        }
+        if ((rc = check_values(stmts[i], &options[i], err)))
+            break;
+        cql_cache_touch(s, stmts[i]);
+        rc = cql_plan_for(stmts[i], s->db, &plans[i], err);
+    }
+    cql_result *r = NULL;
+    if (!rc)
+        rc = cql_exec_batch(s, kind, stmts, plans, options, n, timestamp, &r, err);
+    if (r && n) {
+        cql_result_hold_plan(r, plans[0]); /* the [applied] columns point into it */
+        plans[0] = NULL;
+    }
+    for (uint32_t i = 0; plans && i < n; i++)
+        cql_plan_release(plans[i]);
+    eng_free(plans);
+    if (rc || !out)
+        cql_result_free(r);
+    else
+        *out = r;
+    return rc;
+}

@@ -11,6 +11,7 @@
 #include "cql/cql.h"
 #include "harness.h"
 
+
 typedef struct env {
     eng_db *db;
     cql_session *s;
@@ -284,8 +285,9 @@ static size_t resident_bytes(void)
 /*
  * A million distinct statements, half run as simple statements and half prepared: the cache
  * stays within its capacities and the process does not grow. (Before the cache was bounded,
- * 200,000 distinct INSERTs took 1.35 GB.) Under the sanitizers, whose allocator keeps freed
- * memory in quarantine, a tenth of the statements.
+ * 200,000 distinct INSERTs took 1.35 GB.) Under AddressSanitizer, which runs far slower and whose
+ * allocator holds on to freed memory (quarantine, per-size caches), a tenth of the statements and
+ * the cache's own accounting only: its leak check at exit covers what the cache frees.
  */
 TEST(memory_stays_flat_across_a_million_distinct_statements)
 {
@@ -315,8 +317,12 @@ TEST(memory_stays_flat_across_a_million_distinct_statements)
     ASSERT(info.prepared_bytes <= info.prepared_capacity);
     ASSERT(info.simple_bytes <= info.simple_capacity);
     ASSERT(info.evictions > (uint64_t)n / 2);
+#if !defined(__SANITIZE_ADDRESS__)
     size_t end = resident_bytes();
     if (end > warm + ((size_t)32 << 20))
         test_fail(__FILE__, __LINE__, "resident memory grew from %zu to %zu bytes", warm, end);
+#else
+    (void)warm;
+#endif
     env_close(&e);
 }
