@@ -141,6 +141,25 @@ CASSETTE_EXPORT int cassette_cluster_set_group_commit(struct CassCluster_ *clust
 #define CASSETTE_MAP_SIZE_MAX (UINT64_C(1) << 46) /* 64 TiB */
 CASSETTE_EXPORT int cassette_cluster_set_map_size(struct CassCluster_ *cluster, uint64_t bytes);
 
+/*
+ * Sets how many bytes of prepared statements an embedded database keeps
+ * (its statement cache; Cassandra's prepared_statements_cache_size). The
+ * least recently used statements go first; a statement evicted while the
+ * application still holds its CassPrepared is prepared again, transparently,
+ * when executed. The cache belongs to the database: the last session to
+ * connect sets it for all of them. 0 restores the default: 10 MiB, or
+ * CASSETTE_PREPARED_CACHE_MB mebibytes when that variable is set. Simple
+ * statements are kept apart, in a small cache of their own (1 MiB).
+ * @param[in] cluster The cluster.
+ * @param[in] bytes The cache's size; 0 for the default.
+ * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or a size above this platform's
+ *     size_t (the cluster is then unchanged).
+ * Ownership: nothing changes hands.
+ * Threads: as cassette_cluster_set_durability.
+ */
+CASSETTE_EXPORT int cassette_cluster_set_prepared_cache_size(struct CassCluster_ *cluster,
+                                                             uint64_t bytes);
+
 /* ---- a connected session's database ---- */
 
 /*

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "cassette.h"
+#include "cql/driver/backend.h"
 #include "cql/driver/driver_int.h"
 
 /* ---- cluster ---- */
@@ -41,10 +42,12 @@
 typedef struct cluster_impl {
     CassCluster pub; /* first: a CassCluster * is a cluster_impl * */
     int round_robin; /* cass_cluster_set_load_balance_round_robin was called */
-    int durability;  /* enum eng_durability, or -1: not set (CASSETTE_DURABILITY decides) */
+    int durability;  /* enum cassette_durability, or -1: not set (CASSETTE_DURABILITY decides) */
     size_t map_size; /* initial map size in bytes; 0: the engine's default */
     unsigned sync_period_ms; /* PERIODIC's period; 0: the engine's default */
     int no_group_commit;     /* cassette_cluster_set_group_commit(cluster, 0) */
+    size_t statement_cache;  /* bytes of prepared statements an embedded database keeps; 0:
+                                its default */
 } cluster_impl;
 
 static cluster_impl *impl_of(CassCluster *c)
@@ -438,13 +441,6 @@ void cass_cluster_set_client_id(CassCluster *cluster, CassUuid client_id)
 
 /* ---- cassette.h: how an embedded database is opened ---- */
 
-/* The enum values of cassette.h are the engine's (checked at compile time). */
-_Static_assert((int)CASSETTE_DURABILITY_SYNC == (int)ENG_DURABLE_SYNC &&
-                   (int)CASSETTE_DURABILITY_NOMETASYNC == (int)ENG_DURABLE_NOMETASYNC &&
-                   (int)CASSETTE_DURABILITY_NONE == (int)ENG_DURABLE_NONE &&
-                   (int)CASSETTE_DURABILITY_PERIODIC == (int)ENG_DURABLE_PERIODIC,
-               "cassette_durability mirrors enum eng_durability");
-
 int cassette_cluster_set_durability(CassCluster *cluster, cassette_durability durability)
 {
     if (!cluster)
@@ -485,15 +481,22 @@ int cassette_cluster_set_map_size(CassCluster *cluster, uint64_t bytes)
     return 0;
 }
 
-void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int *durability_set)
+int cassette_cluster_set_prepared_cache_size(CassCluster *cluster, uint64_t bytes)
+{
+    if (!cluster || bytes > SIZE_MAX)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    impl_of(cluster)->statement_cache = (size_t)bytes;
+    return 0;
+}
+
+void cql_drv_cluster_embedded(const CassCluster *c, cql_drv_embedded *out)
 {
     const cluster_impl *ci = const_impl_of(c);
-    memset(opts, 0, sizeof *opts);
-    opts->durability = ci->durability >= 0 ? ci->durability : ENG_DURABLE_SYNC;
-    opts->map_size = ci->map_size;
-    opts->sync_period_ms = ci->sync_period_ms;
-    opts->no_group_commit = ci->no_group_commit;
-    *durability_set = ci->durability >= 0;
+    out->durability = ci->durability;
+    out->map_size = ci->map_size;
+    out->sync_period_ms = ci->sync_period_ms;
+    out->no_group_commit = ci->no_group_commit;
+    out->statement_cache = ci->statement_cache;
 }
 
 /* ---- timestamp generators ---- */

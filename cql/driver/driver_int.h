@@ -1,25 +1,27 @@
 /*
- * Private to the driver API implementation (cql/drv_*.c): the objects
+ * Private to the driver API implementation (cql/driver/): the objects
  * behind cassandra.h's opaque handles and the helpers the files share.
  *
  * Values everywhere are native-protocol serialization (facts §2): a bound
  * value, a collection element, a result cell. A CassValue is a view of such
  * bytes with their data type; the typed getters and binders are thin
- * codecs over them, generated from one table (drv_codec.h).
+ * codecs over them, generated from one table (codec.h).
  *
- * Embedded, every call runs in the calling thread: a future is complete
- * when the call that made it returns.
+ * Nothing here knows which backend answers a session (backend.h): results
+ * are cql_result values whoever built them, prepared statements carry their
+ * metadata as a PREPARED result and a handle only their backend reads.
  */
-#ifndef CQL_DRV_INT_H
-#define CQL_DRV_INT_H
+#ifndef CQL_DRIVER_INT_H
+#define CQL_DRIVER_INT_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 
 #include "cassandra.h"
-#include "cql/cql.h"
+#include "cql/result.h"
+#include "engine/value/uuid.h"
 
-/* ---- data types (drv_datatype.c) ---- */
+/* ---- data types (datatype.c) ---- */
 
 struct CassDataType_ {
     _Atomic int refs;
@@ -37,17 +39,49 @@ struct CassDataType_ {
 CassDataType *cql_drv_type_new(CassValueType t);
 CassDataType *cql_drv_type_ref(const CassDataType *dt);
 void cql_drv_type_unref(const CassDataType *dt);
-/* The driver's view of an engine type (a new reference; NULL on OOM). */
+/* The driver's view of a value type (a new reference; NULL on OOM). */
 CassDataType *cql_drv_type_from_eng(const eng_type *t);
 /* 1 if dt's value type is a collection. */
 int cql_drv_type_is_collection(const CassDataType *dt);
 
-/* ---- errors (drv_error.c) ---- */
+/*
+ * The CassError of an allocation failure inside the driver API. The driver has no code for it
+ * (its C++ would throw), so setters and binders that run out of memory report this one and
+ * leave the object as it was.
+ */
+#define CQL_DRV_NOMEM CASS_ERROR_LIB_INTERNAL_ERROR
+
+/* A deep copy (NULL on OOM); the add functions and values made from a type keep one, so the
+   application may go on changing or free its own. */
+CassDataType *cql_drv_type_copy(const CassDataType *dt);
+/*
+ * The driver's DataType::equals, which decides whether a collection, tuple or user type value
+ * fits a target type: same kind (text and varchar alike), sub-types compared only when both
+ * sides have some, UDT keyspace and name only when both are set, field names exactly, custom
+ * class names only when both are set; frozenness ignored.
+ */
+int cql_drv_type_equals(const CassDataType *a, const CassDataType *b);
+/*
+ * 1 if `want`, a name an application passed to a _by_name function, names `have` (a marker,
+ * column or field name): exactly when want is written in double quotes (the quotes removed),
+ * else case-insensitively (ASCII), as CQL identifiers and the driver do.
+ */
+int cql_drv_name_eq(const char *have, const char *want, size_t want_len);
+/*
+ * The type of a result column or bind marker as the driver decodes it from the protocol: as
+ * cql_drv_type_from_eng, but nothing in it frozen (the protocol does not say). A new
+ * reference; NULL on OOM. Scalar types (and scalar sub-types) are shared, read-only objects
+ * that live as long as the program: cql_drv_type_ref / _unref leave them alone, and nothing
+ * may change them (hand them out as const, copy before building on them).
+ */
+CassDataType *cql_drv_type_from_protocol(const eng_type *t);
+
+/* ---- errors (error.c) ---- */
 
 /* The CassError of an engine / executor error (server errors carry the protocol code). */
 CassError cql_drv_error_of(const eng_err *err);
 
-/* ---- building values: collections, tuples, user types (drv_collection.c) ---- */
+/* ---- building values: collections, tuples, user types (collection.c) ---- */
 
 struct CassCollection_ {
     CassCollectionType kind;
@@ -79,7 +113,7 @@ void cql_drv_collection_encode(const CassCollection *c, eng_buf *out);
 void cql_drv_tuple_encode(const CassTuple *t, eng_buf *out);
 void cql_drv_user_type_encode(const CassUserType *u, eng_buf *out);
 
-/* ---- results, rows, values, iterators (drv_result.c) ---- */
+/* ---- results, rows, values, iterators (result.c) ---- */
 
 struct CassValue_ {
     const CassDataType *type; /* borrowed from the result / parent value */
@@ -94,7 +128,7 @@ struct CassRow_ {
 };
 
 /*
- * One allocation (drv_result.c): the struct, then col_types and the first row's values. Only the
+ * One allocation (result.c): the struct, then col_types and the first row's values. Only the
  * first row has views here (cass_result_first_row); a result iterator builds those of the row it
  * stands on, so nothing in a result changes after construction.
  */
@@ -111,12 +145,11 @@ struct CassResult_ {
 CassResult *cql_drv_result_new(cql_result *r);
 const CassResult *cql_drv_result_ref(const CassResult *res);
 
-/* ---- iterators: added by drv_result.c ----
- *
- * struct CassIterator_ is shared: drv_result.c implements the result, row,
+/*
+ * Iterators. struct CassIterator_ is shared: result.c implements the result, row,
  * collection, map, tuple and user-type-field kinds together with
  * cass_iterator_next / _type / _free and cass_iterator_get_user_type for every
- * kind; the schema metadata iterators (drv_schema.c: CASS_ITERATOR_TYPE_
+ * kind; the schema metadata iterators (schema.c: CASS_ITERATOR_TYPE_
  * KEYSPACE_META, TABLE_META, TYPE_META, COLUMN_META, META_FIELD, ...) create
  * theirs with cql_drv_iterator_new and fill u.meta, and their getters read
  * the current item u.meta.items[pos - 1] (or names / values for META_FIELD).
@@ -144,7 +177,7 @@ struct CassIterator_ {
             CassValue key;               /* MAP: the current key */
             CassValue value;             /* the current item / map value / field value */
         } value;
-        struct {                         /* schema metadata kinds (drv_schema.c) */
+        struct {                         /* schema metadata kinds (schema.c) */
             const void *const *items;    /* count objects, by kind: KEYSPACE_META
                                             const CassKeyspaceMeta *, TABLE_META
                                             const CassTableMeta *, COLUMN_META
@@ -158,22 +191,41 @@ struct CassIterator_ {
 
 /* A zeroed iterator of that kind over count items, before its first item; NULL on OOM. */
 CassIterator *cql_drv_iterator_new(CassIteratorType type, size_t count);
-/* ---- end of the block added by drv_result.c ---- */
 
-/* ---- prepared statements, statements, batches (drv_statement.c) ---- */
+/* ---- prepared statements, statements, batches (statement.c) ---- */
 
+struct cql_backend_ops;
+
+/*
+ * A prepared statement, whichever backend prepared it: its PREPARED result (id, markers with
+ * their names and types, result columns) is all the binders read; the backend's handle is
+ * what that backend executes (another backend prepares the text again).
+ */
 struct CassPrepared_ {
     _Atomic int refs;
-    cql_prepared *p;          /* reference */
+    cql_result *meta;         /* owned: kind CQL_RESULT_PREPARED */
+    const struct cql_backend_ops *backend; /* the backend that made handle */
+    void *handle;             /* owned by that backend (its handle_free) */
+    char *query;              /* the text, for cass_session_prepare_from_existing and re-prepares */
+    size_t query_len;
     CassDataType **param_types; /* owned references, one per marker */
     size_t n_params;
 };
 
-CassPrepared *cql_drv_prepared_new(cql_prepared *p); /* takes the reference over */
+/*
+ * A prepared statement of `backend` (meta and handle taken over, also on failure), its text
+ * copied; statements bound from it inherit `settings` (may be NULL): consistency, serial
+ * consistency, request timeout, idempotence and keyspace, as the driver's do (its
+ * RequestSettings). NULL on OOM. The only constructor of CassPrepared: each is the head of a
+ * larger private struct in statement.c.
+ */
+CassPrepared *cql_drv_prepared_new(const struct cql_backend_ops *backend, cql_result *meta,
+                                   void *handle, const char *query, size_t query_len,
+                                   const CassStatement *settings);
 void cql_drv_prepared_unref(const CassPrepared *p);
 
 /*
- * One allocation with its first value slots (drv_statement.c): len and off point after the struct
+ * One allocation with its first value slots (statement.c): len and off point after the struct
  * until cass_statement_reset_parameters gives them a block of their own (slots_block).
  */
 struct CassStatement_ {
@@ -208,12 +260,20 @@ struct CassBatch_ {
     cass_bool_t idempotent;
 };
 
-/* The statement's values as executor options (views valid while the statement lives), in buf
-   when its buf_n entries hold them, else in *heap. */
-int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val *buf,
+struct cql_request;
+/*
+ * The statement as a backend request (backend.h): its query or prepared statement, values (views
+ * valid while the statement lives, in buf when its buf_n entries hold them, else in *heap, which
+ * the caller frees with eng_free), names (a simple statement bound by name), paging; consistency
+ * levels and timestamp as the statement sets them (CASS_CONSISTENCY_UNKNOWN / ENG_TS_NONE when
+ * it does not: the session applies its defaults). Returns 0 or ENG_E_NOMEM (*heap NULL).
+ */
+int cql_drv_statement_request(const CassStatement *s, struct cql_request *req, eng_val *buf,
                               size_t buf_n, eng_val **heap);
 
-/* ---- futures (drv_future.c) ---- */
+/* The value codecs and the setters' shared helpers are in codec.h. */
+
+/* ---- futures (future.c) ---- */
 
 typedef enum cql_drv_future_kind {
     CQL_DRV_FUTURE_GENERIC,
@@ -257,7 +317,28 @@ void cql_drv_future_set_error(CassFuture *f, CassError code, const char *message
                               const eng_err *err);
 void cql_drv_future_set_done(CassFuture *f);
 
-/* ---- cluster and session (drv_cluster.c, drv_session.c) ---- */
+/*
+ * cql_drv_future_new never returns NULL: when memory runs out it returns one
+ * shared future, already failed, that the setters leave alone and
+ * cass_future_free ignores. A future's refs start at 1 (the caller's); a
+ * producer that completes it later (group commit, remote backend) holds its
+ * own with cql_drv_future_ref and drops it with cass_future_free. While the
+ * callback runs, `ready` is CQL_DRV_FUTURE_SETTING: the outcome is stored,
+ * waits from the setting thread return at once (so a callback may read its
+ * future), other threads wait until the callback has returned; then `ready`
+ * becomes 1.
+ */
+#define CQL_DRV_FUTURE_SETTING 2
+CassFuture *cql_drv_future_ref(CassFuture *f);
+/* Fails f with an engine / executor error: cql_drv_error_of(err), Cassandra's message
+   (err->msg), and an error result for server codes (keyspace/table of ALREADY_EXISTS). */
+void cql_drv_future_fail(CassFuture *f, const eng_err *err);
+/* Error results are made with eng_malloc / eng_strdup: the struct, keyspace, table,
+   function, arg_types and each arg_types[i] are owned and freed with eng_free. */
+CassErrorResult *cql_drv_error_result_copy(const CassErrorResult *e); /* NULL on OOM */
+void cql_drv_error_result_destroy(CassErrorResult *e);
+
+/* ---- cluster and session (cluster.c, session.c) ---- */
 
 struct CassCluster_ {
     char *contact_points;        /* as given, comma separated */
@@ -281,17 +362,27 @@ struct CassCluster_ {
     CassSsl *ssl;                    /* reference, or NULL */
 };
 
+/* A deep copy with its own references (sessions keep one); NULL on OOM. Free it with
+   cass_cluster_free. */
+CassCluster *cql_drv_cluster_copy(const CassCluster *c);
+
+/*
+ * session.c allocates each CassSession inside a larger private struct (its state, backend and
+ * requests in flight); the other files read only these fields.
+ */
 struct CassSession_ {
     pthread_mutex_t lock;
-    eng_db *db;                  /* NULL while not connected */
-    cql_session *s;
     CassUuid client_id;
     CassConsistency consistency;
     CassConsistency serial_consistency;
     CassTimestampGen *timestamp_gen;
 };
 
-/* ---- timestamp generators (drv_cluster.c) ---- */
+/* 1 if the contact point p[0..len) names an embedded database ("file:..." or "memory:..."),
+   whose backend is backend_local.c's. */
+int cql_drv_is_embedded_contact(const char *p, size_t len);
+
+/* ---- timestamp generators (cluster.c) ---- */
 
 struct CassTimestampGen_ {
     _Atomic int refs;
@@ -302,11 +393,21 @@ struct CassTimestampGen_ {
 
 /* The next client timestamp, or ENG_TS_NONE for the server-side generator / NULL. */
 int64_t cql_drv_timestamp_next(CassTimestampGen *g);
+CassTimestampGen *cql_drv_timestamp_gen_ref(CassTimestampGen *g);
 
 struct CassRetryPolicy_ {
     _Atomic int refs;
     int kind;                    /* default, downgrading, fallthrough, logging */
     CassRetryPolicy *child;      /* logging: the wrapped policy */
+};
+
+CassRetryPolicy *cql_drv_retry_policy_ref(CassRetryPolicy *p);
+/* CassRetryPolicy.kind */
+enum cql_drv_retry_kind {
+    CQL_DRV_RETRY_DEFAULT = 0,
+    CQL_DRV_RETRY_DOWNGRADING = 1,
+    CQL_DRV_RETRY_FALLTHROUGH = 2,
+    CQL_DRV_RETRY_LOGGING = 3,
 };
 
 struct CassSsl_ {
@@ -316,21 +417,23 @@ struct CassSsl_ {
     eng_buf trusted, cert, key;  /* PEM texts, kept for the remote backend */
 };
 
+CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
+
 struct CassUuidGen_ {
     eng_uuidgen gen;
 };
 
-/* ---- logging (drv_error.c) ---- */
+/* ---- logging (error.c) ---- */
 
 /* Emits a log message through the application's callback when level passes. */
 void cql_drv_log(CassLogLevel level, const char *file, int line, const char *function,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* ---- UUIDs, errors, schema metadata: added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
+/* ---- UUIDs (uuid.c) ---- */
 
 /*
  * The driver's CassUuid from the 16 bytes of a uuid / timeuuid value (RFC
- * 4122 order) and back (drv_uuid.c). time_and_version holds bytes 0-3 in
+ * 4122 order) and back (uuid.c). time_and_version holds bytes 0-3 in
  * bits 0-31, bytes 4-5 in bits 32-47 and bytes 6-7 in bits 48-63 (each group
  * big-endian), so a v1 UUID's low 60 bits are its tick count;
  * clock_seq_and_node is bytes 8-15 big-endian (the driver's encode_uuid).
@@ -338,11 +441,12 @@ void cql_drv_log(CassLogLevel level, const char *file, int line, const char *fun
 void cql_drv_uuid_from_bytes(const uint8_t in[16], CassUuid *out);
 void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
 
-/* ---- schema metadata from system table rows (schema.c, type_parser.c, schema_local.c) ----
+/* ---- schema metadata from system table rows (schema.c, type_parser.c) ----
  *
  * The driver learns the schema only from rows of system tables, so that the
- * same builder serves the embedded engine and a remote cluster: each input is
- * the ROWS result of the query named beside it (columns found by name).
+ * same builder serves every backend: each input is the ROWS result of the
+ * query named beside it (columns found by name), fetched by the session
+ * through its backend (backend.h: schema_rows).
  */
 enum cql_drv_schema_table {
     CQL_DRV_SCHEMA_KEYSPACES, /* SELECT * FROM system_schema.keyspaces */
@@ -383,147 +487,5 @@ typedef int (*cql_drv_udt_lookup)(void *ctx, const char *name, const CassDataTyp
  */
 int cql_drv_type_parse(const char *text, size_t len, const char *keyspace,
                        cql_drv_udt_lookup lookup, void *ctx, CassDataType **out, eng_err *err);
-
-/*
- * schema_local.c implements cql_drv_schema_meta_new (declared in the session block below) for
- * the embedded engine: it runs the five queries above through the executor and passes their
- * results to cql_drv_schema_meta_from_rows, the engine's schema version as the snapshot
- * version. db NULL gives an empty snapshot (no keyspaces, version 0.0.0). NULL when memory runs
- * out or the rows cannot be read (then logged at CASS_LOG_ERROR).
- */
-
-/* ---- end of the block added by drv_uuid.c, drv_error.c, drv_schema.c ---- */
-
-/* ==== drv_cluster.c, drv_session.c, drv_future.c: additions shared with the other files ==== */
-
-/*
- * drv_future.c. cql_drv_future_new never returns NULL: when memory runs out it
- * returns one shared future, already failed, that the setters leave alone and
- * cass_future_free ignores. A future's refs start at 1 (the caller's); a producer
- * that completes it later (group commit, remote backend) holds its own with
- * cql_drv_future_ref and drops it with cass_future_free. While the callback runs,
- * `ready` is CQL_DRV_FUTURE_SETTING: the outcome is stored, waits from the setting
- * thread return at once (so a callback may read its future), other threads wait
- * until the callback has returned; then `ready` becomes 1.
- */
-#define CQL_DRV_FUTURE_SETTING 2
-CassFuture *cql_drv_future_ref(CassFuture *f);
-/* Fails f with an engine / executor error: cql_drv_error_of(err), Cassandra's message
-   (err->msg), and an error result for server codes (keyspace/table of ALREADY_EXISTS). */
-void cql_drv_future_fail(CassFuture *f, const eng_err *err);
-/* Error results are made with eng_malloc / eng_strdup: the struct, keyspace, table,
-   function, arg_types and each arg_types[i] are owned and freed with eng_free. */
-CassErrorResult *cql_drv_error_result_copy(const CassErrorResult *e); /* NULL on OOM */
-void cql_drv_error_result_destroy(CassErrorResult *e);
-
-/* drv_cluster.c: a deep copy with its own references (sessions keep one); NULL on OOM.
-   Free it with cass_cluster_free. */
-CassCluster *cql_drv_cluster_copy(const CassCluster *c);
-CassTimestampGen *cql_drv_timestamp_gen_ref(CassTimestampGen *g);
-/* drv_cluster.c: the engine options cassette.h's cluster setters chose (durability, map size);
-   *durability_set is 0 when the application chose no durability (CASSETTE_DURABILITY decides). */
-void cql_drv_cluster_db_options(const CassCluster *c, eng_db_options *opts, int *durability_set);
-CassRetryPolicy *cql_drv_retry_policy_ref(CassRetryPolicy *p);
-CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
-/* CassRetryPolicy.kind */
-enum cql_drv_retry_kind {
-    CQL_DRV_RETRY_DEFAULT = 0,
-    CQL_DRV_RETRY_DOWNGRADING = 1,
-    CQL_DRV_RETRY_FALLTHROUGH = 2,
-    CQL_DRV_RETRY_LOGGING = 3,
-};
-
-/*
- * drv_session.c allocates each CassSession inside a larger private struct; the
- * other files read only the fields of struct CassSession_. Its `s` stays NULL:
- * executions take an executor session from a per-session pool, so statements of
- * many threads run at once; USE results move the keyspace of all of them.
- */
-
-/*
- * How drv_session.c uses drv_statement.c's objects (so both sides agree):
- *  - cql_drv_statement_options(st, &o, buf, buf_n, &heap): non-zero is a failure (a CassError
- *    when >= 1 << 24, else an eng_err code); heap (may stay NULL) is freed with eng_free. The
- *    session then sets o.consistency / o.serial_consistency / o.timestamp itself: a level
- *    CASS_CONSISTENCY_UNKNOWN (serial also ANY) is "not set: the cluster's", a timestamp
- *    ENG_TS_NONE "not set: the cluster's generator, else the engine's". The same holds for
- *    CassBatch; its statements' own timestamps and levels are not used (a BATCH message
- *    has none), nor any keyspace (protocol v4).
- *  - A simple statement with names[] is mapped marker by marker with cql_drv_name_eq; a
- *    marker no name reaches fails the request with Cassandra's "Invalid amount of bind
- *    variables" (QueryOptions with names), rather than leaving it unset. In a batch, such a
- *    statement fails it with CASS_ERROR_LIB_BAD_PARAMS, as the driver does.
- *  - cass_session_prepare_from_existing uses cql_drv_prepared_new_from(p, statement).
- */
-
-/* drv_schema.c (called by cass_session_get_schema_meta; see its note above): a snapshot of
-   db's schema; db NULL (not connected, or use_schema off) gives an empty snapshot. */
-CassSchemaMeta *cql_drv_schema_meta_new(eng_db *db);
-
-/* ==== end of the drv_cluster.c / drv_session.c / drv_future.c block ==== */
-
-/* ==== drv_datatype.c, drv_collection.c, drv_statement.c: additions shared with other files ==== */
-
-/*
- * The CassError of an allocation failure inside the driver API. The driver has no code for it
- * (its C++ would throw), so setters and binders that run out of memory report this one and
- * leave the object as it was.
- */
-#define CQL_DRV_NOMEM CASS_ERROR_LIB_INTERNAL_ERROR
-
-/* drv_datatype.c: a deep copy (NULL on OOM); the add functions and values made from a type keep
-   one, so the application may go on changing or free its own. */
-CassDataType *cql_drv_type_copy(const CassDataType *dt);
-/*
- * drv_datatype.c: the driver's DataType::equals, which decides whether a collection, tuple or
- * user type value fits a target type: same kind (text and varchar alike), sub-types compared
- * only when both sides have some, UDT keyspace and name only when both are set, field names
- * exactly, custom class names only when both are set; frozenness ignored.
- */
-int cql_drv_type_equals(const CassDataType *a, const CassDataType *b);
-/*
- * drv_datatype.c: 1 if `want`, a name an application passed to a _by_name function, names
- * `have` (a marker, column or field name): exactly when want is written in double quotes (the
- * quotes removed), else case-insensitively (ASCII), as CQL identifiers and the driver do.
- */
-int cql_drv_name_eq(const char *have, const char *want, size_t want_len);
-/*
- * drv_datatype.c: the type of a result column or bind marker as the driver decodes it from the
- * protocol: as cql_drv_type_from_eng, but nothing in it frozen (the protocol does not say).
- * A new reference; NULL on OOM. Scalar types (and scalar sub-types) are shared, read-only
- * objects that live as long as the program: cql_drv_type_ref / _unref leave them alone, and
- * nothing may change them (hand them out as const, copy before building on them).
- */
-CassDataType *cql_drv_type_from_protocol(const eng_type *t);
-
-/*
- * drv_statement.c. CassStatement, as this file fills it: len[i] is ENG_UNSET until value i is
- * bound (ENG_NULL for a null); consistency and serial_consistency are CASS_CONSISTENCY_UNKNOWN
- * until set (the session's / cluster's level applies); paging_size is -1 until set;
- * request_timeout_ms is CASS_UINT64_MAX until set; keyspace is NULL unless set. names is NULL
- * unless a simple statement was bound by name; then names[i] is the name given for slot i
- * (NULL for a slot no name reached), kept as written, double quotes included. The same holds
- * for CassBatch (stmts[i] are owned deep copies; a batch without its own keyspace takes the
- * first one a statement added to it has).
- *
- * cql_drv_statement_options (declared above) starts from cql_exec_options_init, copies the
- * levels that are set, page size, paging state and timestamp, and points o->values at an array
- * of n_values views into the statement (NULL when n_values is 0): the caller's buf when n_values
- * <= buf_n (a request passes a few on the stack), else one it allocates into *heap, which the
- * caller frees with eng_free. Returns 0 or ENG_E_NOMEM (*heap NULL).
- */
-
-/*
- * drv_statement.c: as cql_drv_prepared_new, for cass_session_prepare_from_existing: statements
- * bound from it inherit `settings`' consistency, serial consistency, request timeout,
- * idempotence and keyspace, as the driver's do (its RequestSettings). settings may be NULL.
- * Both take the reference to p over, also when they fail (NULL: p released). They are the only
- * constructors of CassPrepared: each is the head of a larger private struct in drv_statement.c.
- */
-CassPrepared *cql_drv_prepared_new_from(cql_prepared *p, const CassStatement *settings);
-
-/* The value codecs and the setters' shared helpers are in drv_codec.h. */
-
-/* ==== end of the drv_datatype.c / drv_collection.c / drv_statement.c block ==== */
 
 #endif

@@ -1,67 +1,45 @@
 /*
- * Sessions of the driver API, embedded: connect opens the database the
- * contact point names ("file:DIR" or "memory:"; CASSETTE_URI replaces the
- * contact points when set), and prepare / execute / execute_batch run the
- * CQL executor in the calling thread, so their futures are set when the
- * call returns. Host names and addresses belong to the remote backend; until
- * it exists, connecting to one fails with CASS_ERROR_LIB_NO_HOSTS_AVAILABLE
- * and a message that names the host.
+ * Sessions of the driver API, backend-neutral: connect picks the backend the
+ * contact points name (backend.h: "file:DIR" and "memory:" the embedded
+ * engine, anything else a cluster; CASSETTE_URI replaces the contact points
+ * when set), and prepare / execute / execute_batch hand requests to it and
+ * complete their futures from its done callbacks -- at once for the embedded
+ * engine, which runs a statement in the calling thread, later for a write
+ * waiting for its group commit or an answer from the network.
  *
- * Threads: a session serves any number of threads at once. An executor
- * session (cql_session) is single-threaded and holds only the current
- * keyspace, so each request borrows one from a per-session pool and returns
- * it afterwards; statements of different threads run concurrently (the
- * engine serializes writers, readers run in parallel). The session's
- * keyspace and a generation number live under the session lock: a USE
- * (its SET_KEYSPACE result) moves them on, and a pooled executor session
- * that is behind runs `USE "ks"` before its next request, as the driver's
- * connections do when the keyspace changes. Close waits until the requests
- * in flight have returned their executor sessions.
- *
- * The database opens with the cluster's cassette.h options (durability,
- * map size). Durability: cassette_cluster_set_durability when the
- * application called it, else the CASSETTE_DURABILITY variable, else SYNC;
- * memory: databases never sync, whatever is asked.
- *
- * Requests take, when the statement sets none of its own, the session's
- * consistency levels (from the cluster) and a timestamp from the cluster's
- * client-side generator (none: the engine assigns its strictly increasing
- * write timestamps).
+ * What the session itself keeps: its state (closed, connecting, connected,
+ * closing), the count of requests in flight (a close waits for them, so the
+ * backend stays open while any is running), the cluster's default
+ * consistency levels and client-side timestamp generator (applied when a
+ * statement sets none of its own), and the argument checks the driver makes
+ * before a request leaves.
  *
  * Also here: cassette.h's session extensions (virtual clock, reset,
- * snapshot), with LMDB-style int returns.
+ * snapshot), with LMDB-style int returns, passed to the backend.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cassette.h"
+#include "cql/driver/backend.h"
 #include "cql/driver/driver_int.h"
 
 /* ---- the session object ---- */
 
 enum session_state { ST_CLOSED, ST_CONNECTING, ST_CONNECTED, ST_CLOSING };
 
-/* An executor session and the keyspace generation it is on. */
-typedef struct exec_slot {
-    cql_session *s;
-    uint64_t gen;           /* SLOT_GEN_UNKNOWN: its keyspace must be set again */
-    struct exec_slot *next; /* idle list */
-} exec_slot;
-
-#define SLOT_GEN_UNKNOWN UINT64_MAX
-
 typedef struct session_impl {
     CassSession pub;      /* first: a CassSession * is a session_impl *; pub.lock guards all */
     pthread_cond_t cond;  /* state changes, `active` falling to 0 */
     int state;            /* enum session_state */
-    unsigned active;      /* requests using pub.db right now */
+    unsigned active;      /* requests using the backend right now */
     CassCluster *cluster; /* the copy connected with (NULL while closed) */
-    char *keyspace;       /* the session's keyspace, NULL before the first USE */
-    uint64_t ks_gen;      /* bumped at every keyspace change; 0 = no keyspace */
-    exec_slot *idle;      /* executor sessions free for a request */
+    const cql_backend_ops *ops; /* NULL while not connected */
+    cql_backend *backend;
+    cass_uint32_t schema_version; /* the snapshot version of the last schema seen */
+    uint8_t schema_uuid[16];      /* that schema's system.local schema_version */
 } session_impl;
 
 static session_impl *impl_of(const CassSession *s)
@@ -115,42 +93,6 @@ static void fail_with(CassFuture *f, CassError code, const char *fmt, ...)
     cql_drv_future_set_error(f, code, msg, NULL);
 }
 
-/* An eng_err carrying an allocation failure. */
-static int nomem(eng_err *err, const char *what)
-{
-    return eng_errorf(err, ENG_E_NOMEM, "out of memory %s", what);
-}
-
-/* ---- requests: keeping the database open while they run ---- */
-
-/* Registers a request on a connected session; *db stays open until end_request. */
-static int begin_request(session_impl *si, eng_db **db)
-{
-    pthread_mutex_lock(&si->pub.lock);
-    if (si->state != ST_CONNECTED || !si->pub.db) {
-        pthread_mutex_unlock(&si->pub.lock);
-        return -1;
-    }
-    si->active++;
-    *db = si->pub.db;
-    pthread_mutex_unlock(&si->pub.lock);
-    return 0;
-}
-
-/* Under the lock. Only a close waits for `active` to fall to 0 (it set ST_CLOSING first). */
-static void end_request_locked(session_impl *si)
-{
-    if (--si->active == 0 && si->state == ST_CLOSING)
-        pthread_cond_broadcast(&si->cond);
-}
-
-static void end_request(session_impl *si)
-{
-    pthread_mutex_lock(&si->pub.lock);
-    end_request_locked(si);
-    pthread_mutex_unlock(&si->pub.lock);
-}
-
 static void fail_not_connected(CassFuture *f)
 {
     /* The driver's words and code for a request on a session that is not connected. */
@@ -158,280 +100,90 @@ static void fail_not_connected(CassFuture *f)
                              NULL);
 }
 
-/* ---- executor sessions ---- */
+/* ---- requests: keeping the backend open while they run ---- */
 
-static void slot_free(exec_slot *slot)
+/* Registers a request on a connected session; its backend stays open until end_request. */
+static int begin_request(session_impl *si, const cql_backend_ops **ops, cql_backend **b)
 {
-    if (slot) {
-        cql_session_free(slot->s);
-        eng_free(slot);
-    }
-}
-
-/* `USE "ks"`, quoted as the driver quotes it: the name is the keyspace's exact one. */
-static int use_keyspace(cql_session *s, const char *ks, size_t len, cql_result **out, eng_err *err)
-{
-    eng_buf q = ENG_BUF_INIT;
-    eng_buf_put_str(&q, "USE \"");
-    for (size_t i = 0; i < len; i++) {
-        if (ks[i] == '"')
-            eng_buf_put_u8(&q, '"');
-        eng_buf_put_u8(&q, (uint8_t)ks[i]);
-    }
-    eng_buf_put_u8(&q, '"');
-    int rc = q.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory setting the keyspace")
-                   : cql_query(s, (const char *)q.p, q.len, NULL, out, err);
-    eng_buf_free(&q);
-    return rc;
-}
-
-/*
- * Ends a request begun by start_request, under one lock: gives the executor
- * session back (slot may be NULL) and unregisters the request. A SET_KEYSPACE
- * result moves the session's keyspace on.
- */
-static void finish_request(session_impl *si, exec_slot *slot, const cql_result *r)
-{
-    char *ks = NULL;
-    if (slot && r && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace)
-        ks = eng_strdup(r->keyspace); /* on OOM the keyspace stays; the slot is resynced */
     pthread_mutex_lock(&si->pub.lock);
-    if (slot) {
-        if (ks) {
-            eng_free(si->keyspace);
-            si->keyspace = ks;
-            slot->gen = ++si->ks_gen;
-        } else if (r && r->kind == CQL_RESULT_SET_KEYSPACE) {
-            slot->gen = SLOT_GEN_UNKNOWN;
-        }
-        slot->next = si->idle;
-        si->idle = slot;
-    }
-    end_request_locked(si);
-    pthread_mutex_unlock(&si->pub.lock);
-}
-
-/*
- * Starts a request: registers it on a connected session (its database stays
- * open until finish_request) and borrows an executor session on the
- * session's current keyspace, both under one lock. A pooled executor session
- * that is behind runs USE first; if that fails (the keyspace was dropped)
- * the request runs on a fresh executor session without a keyspace rather
- * than on the wrong one, and the next request tries again. Returns 0 (finish
- * it with finish_request), NOT_CONNECTED, or an engine code in err; on
- * failure there is nothing to finish.
- */
-#define NOT_CONNECTED (-1)
-
-static int start_request(session_impl *si, eng_db **db_out, exec_slot **out, eng_err *err)
-{
-    *out = NULL;
-    pthread_mutex_lock(&si->pub.lock);
-    if (si->state != ST_CONNECTED || !si->pub.db) {
+    if (si->state != ST_CONNECTED || !si->backend) {
         pthread_mutex_unlock(&si->pub.lock);
-        return NOT_CONNECTED;
+        return -1;
     }
     si->active++;
-    eng_db *db = *db_out = si->pub.db;
-    exec_slot *slot = si->idle;
-    if (slot)
-        si->idle = slot->next;
-    uint64_t gen = si->ks_gen;
-    char *ks = NULL;
-    int oom = 0;
-    if (si->keyspace && (!slot || slot->gen != gen))
-        oom = !(ks = eng_strdup(si->keyspace));
+    *ops = si->ops;
+    *b = si->backend;
     pthread_mutex_unlock(&si->pub.lock);
-    int rc = 0;
-    if (oom) {
-        rc = nomem(err, "starting a request");
-        goto fail;
-    }
-    if (!slot) {
-        slot = eng_calloc(1, sizeof *slot);
-        if (!slot) {
-            rc = nomem(err, "starting a request");
-            goto fail;
-        }
-        if ((rc = cql_session_new(db, &slot->s, err))) {
-            eng_free(slot);
-            slot = NULL;
-            goto fail;
-        }
-        slot->gen = 0; /* no keyspace yet */
-    }
-    if (slot->gen != gen) {
-        eng_err ignored;
-        eng_err_clear(&ignored);
-        if (ks && use_keyspace(slot->s, ks, strlen(ks), NULL, &ignored) == 0) {
-            slot->gen = gen;
-        } else {
-            /* No USE can take a session back to "no keyspace", and a failed one leaves the
-               old keyspace: start over from a fresh executor session. */
-            cql_session *fresh;
-            if ((rc = cql_session_new(db, &fresh, err))) {
-                slot_free(slot);
-                slot = NULL;
-                goto fail;
-            }
-            cql_session_free(slot->s);
-            slot->s = fresh;
-            slot->gen = ks ? SLOT_GEN_UNKNOWN : gen;
-        }
-    }
-    eng_free(ks);
-    *out = slot;
     return 0;
-fail:
-    eng_free(ks);
-    finish_request(si, slot, NULL); /* a pooled slot goes back as it was */
-    return rc;
+}
+
+/* Only a close waits for `active` to fall to 0 (it set ST_CLOSING first). */
+static void end_request(session_impl *si)
+{
+    pthread_mutex_lock(&si->pub.lock);
+    if (--si->active == 0 && si->state == ST_CLOSING)
+        pthread_cond_broadcast(&si->cond);
+    pthread_mutex_unlock(&si->pub.lock);
+}
+
+/* A request's future and session, for the backend's done callback. */
+typedef struct pending {
+    session_impl *si;
+    CassFuture *f; /* a reference of its own */
+} pending;
+
+/* The backend's done: completes the future, then the request. Runs exactly once. */
+static void request_done(void *arg, int rc, const eng_err *err, cql_result *result)
+{
+    pending *p = arg;
+    if (rc)
+        cql_drv_future_fail(p->f, err);
+    else
+        cql_drv_future_set_result(p->f, cql_drv_result_new(result)); /* NULL on OOM fails f */
+    cass_future_free(p->f);
+    end_request(p->si);
+    eng_free(p);
+}
+
+/* The arg of request_done for f; NULL on OOM (f is then failed). */
+static pending *pending_new(session_impl *si, CassFuture *f)
+{
+    pending *p = eng_malloc(sizeof *p);
+    if (!p) {
+        fail_with(f, CASS_ERROR_LIB_INTERNAL_ERROR, "out of memory starting a request");
+        return NULL;
+    }
+    p->si = si;
+    p->f = cql_drv_future_ref(f);
+    return p;
 }
 
 /* ---- connect ---- */
 
-/* One contact point of a comma-separated list, spaces around it dropped. */
-typedef struct entry {
-    const char *p;
-    size_t len;
-} entry;
-
-/* Next entry at or after *pos; 0 when none is left. Empty entries are skipped. */
-static int next_entry(const char *list, size_t *pos, entry *e)
+/* 1 if the list names an embedded database somewhere (its backend then decides the rest). */
+static int names_embedded(const char *list)
 {
-    size_t n = strlen(list);
-    while (*pos <= n) {
-        size_t start = *pos, end = start;
-        while (end < n && list[end] != ',')
-            end++;
-        *pos = end + 1;
-        size_t s = start, t = end;
-        while (s < t && (list[s] == ' ' || list[s] == '\t' || list[s] == '\n' || list[s] == '\r'))
-            s++;
-        while (t > s && (list[t - 1] == ' ' || list[t - 1] == '\t' || list[t - 1] == '\n' ||
-                         list[t - 1] == '\r'))
-            t--;
-        if (t > s) {
-            e->p = list + s;
-            e->len = t - s;
+    const char *p = list;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ",");
+        if (n && cql_drv_is_embedded_contact(p, n))
             return 1;
-        }
+        p += n;
     }
     return 0;
 }
 
-static int has_prefix(const entry *e, const char *prefix)
+/* 1 if the list holds no contact point at all. */
+static int names_nothing(const char *list)
 {
-    size_t n = strlen(prefix);
-    return e->len >= n && strncasecmp(e->p, prefix, n) == 0;
+    return strspn(list, " \t\r\n,") == strlen(list);
 }
 
-static int durability_from_env(int *out, CassFuture *f)
-{
-    const char *d = getenv("CASSETTE_DURABILITY");
-    *out = ENG_DURABLE_SYNC;
-    if (!d || !*d || eng_durability_parse(d, out) == 0)
-        return 0;
-    fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT,
-              "CASSETTE_DURABILITY must be sync, nometasync, periodic or none, not '%.100s'", d);
-    return -1;
-}
-
-/*
- * Opens the database the contact points name. On failure the future is failed
- * with the driver's code and a message saying why, and -1 is returned.
- */
-static int open_target(const CassCluster *c, eng_db **db, CassFuture *f)
-{
-    *db = NULL;
-    const char *uri = getenv("CASSETTE_URI");
-    int from_env = uri && *uri;
-    const char *list = from_env ? uri : (c->contact_points ? c->contact_points : "");
-    const char *origin = from_env ? " (from CASSETTE_URI)" : "";
-
-    size_t pos = 0, count = 0;
-    entry e, embedded = {NULL, 0};
-    while (next_entry(list, &pos, &e)) {
-        count++;
-        if (!embedded.p && (has_prefix(&e, "file:") || has_prefix(&e, "memory:")))
-            embedded = e;
-    }
-    if (count == 0) {
-        fail_with(f, CASS_ERROR_LIB_NO_HOSTS_AVAILABLE,
-                  "No hosts provided or no hosts resolved: set a contact point (file:DIR or "
-                  "memory: for an embedded database)");
-        return -1;
-    }
-    if (!embedded.p) {
-        fail_with(f, CASS_ERROR_LIB_NO_HOSTS_AVAILABLE,
-                  "Cannot connect to %.400s%s: the remote backend is not available yet; use the "
-                  "contact point file:DIR or memory: for an embedded database",
-                  list, origin);
-        return -1;
-    }
-    if (count > 1) {
-        fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT,
-                  "The contact point '%.*s'%s must be the only one (contact points: %.400s)",
-                  (int)ENG_MIN(embedded.len, 400), embedded.p, origin, list);
-        return -1;
-    }
-    eng_db_options opts;
-    int durability_set;
-    cql_drv_cluster_db_options(c, &opts, &durability_set);
-    eng_err err;
-    eng_err_clear(&err);
-    int rc;
-    if (has_prefix(&embedded, "memory:")) {
-        if (embedded.len != strlen("memory:")) {
-            fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT,
-                      "Unknown contact point '%.*s'%s: an in-memory database is 'memory:'",
-                      (int)ENG_MIN(embedded.len, 400), embedded.p, origin);
-            return -1;
-        }
-        /* Nothing survives the last close: syncing would only cost time. */
-        opts.durability = ENG_DURABLE_NONE;
-        rc = eng_db_open_temp(&opts, db, &err);
-    } else {
-        size_t n = embedded.len - strlen("file:");
-        if (n == 0) {
-            fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT,
-                      "The contact point 'file:'%s names no database directory (file:DIR)", origin);
-            return -1;
-        }
-        /* The application's explicit choice wins; the variable is the default for code
-           that makes none. */
-        if (!durability_set && durability_from_env(&opts.durability, f))
-            return -1;
-        char *dir = eng_strndup(embedded.p + strlen("file:"), n);
-        if (!dir) {
-            fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT, "out of memory opening the database");
-            return -1;
-        }
-        rc = eng_db_open(dir, &opts, db, &err);
-        eng_free(dir);
-    }
-    if (rc) {
-        *db = NULL;
-        fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT, "%s", err.msg[0] ? err.msg : "cannot open");
-        return -1;
-    }
-    return 0;
-}
-
-/* Frees what a connected session holds; the caller owns the fields it passes. */
-static void teardown(exec_slot *idle, eng_db *db, CassCluster *cluster, char *keyspace,
-                     CassTimestampGen *gen)
-{
-    while (idle) {
-        exec_slot *next = idle->next;
-        slot_free(idle);
-        idle = next;
-    }
-    eng_db_close(db);
-    cass_cluster_free(cluster);
-    eng_free(keyspace);
-    cass_timestamp_gen_free(gen);
-}
+/* Runs USE "ks" on a fresh backend (the driver's connections start with it). */
+static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char *ks, size_t len,
+                          eng_err *err);
 
 static CassFuture *connect_keyspace(CassSession *session, const CassCluster *cluster,
                                     const char *keyspace, size_t keyspace_len)
@@ -451,41 +203,36 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
     si->state = ST_CONNECTING;
     pthread_mutex_unlock(&si->pub.lock);
 
-    eng_db *db = NULL;
-    exec_slot *slot = NULL;
+    const char *uri = getenv("CASSETTE_URI");
+    int from_env = uri && *uri;
+    const char *list = from_env ? uri : (cluster->contact_points ? cluster->contact_points : "");
+    const char *origin = from_env ? " (from CASSETTE_URI)" : "";
+    const cql_backend_ops *ops = names_embedded(list) ? &cql_backend_local : &cql_backend_remote;
+    cql_backend *b = NULL;
     CassCluster *copy = cql_drv_cluster_copy(cluster);
-    int failed = 0;
+    eng_err err;
+    eng_err_clear(&err);
+    CassError code = CASS_OK;
     if (!copy) {
-        fail_with(f, CASS_ERROR_LIB_UNABLE_TO_CONNECT, "out of memory connecting");
-        failed = 1;
-    } else if (open_target(copy, &db, f)) {
-        failed = 1;
+        code = CASS_ERROR_LIB_UNABLE_TO_CONNECT;
+        snprintf(err.msg, sizeof err.msg, "out of memory connecting");
+    } else if (names_nothing(list)) {
+        code = CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
+        snprintf(err.msg, sizeof err.msg,
+                 "No hosts provided or no hosts resolved: set a contact point (file:DIR or "
+                 "memory: for an embedded database)");
+    } else {
+        code = ops->connect(copy, list, origin, &b, &err);
     }
-    char *ks = NULL;
-    uint64_t gen = 0;
-    if (!failed && keyspace && keyspace_len) {
-        /* The driver's connections start with USE "ks"; failing it fails the connect. */
-        eng_err err;
-        eng_err_clear(&err);
-        slot = eng_calloc(1, sizeof *slot);
-        cql_result *r = NULL;
-        int rc = slot ? cql_session_new(db, &slot->s, &err)
-                      : eng_errorf(&err, ENG_E_NOMEM, "out of memory setting the keyspace");
-        if (!rc)
-            rc = use_keyspace(slot->s, keyspace, keyspace_len, &r, &err);
-        if (!rc && r && r->keyspace && !(ks = eng_strdup(r->keyspace)))
-            rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory setting the keyspace");
-        cql_result_free(r);
-        if (rc) {
-            fail_with(f, CASS_ERROR_LIB_UNABLE_TO_SET_KEYSPACE, "%s", err.msg);
-            failed = 1;
-        } else {
-            gen = 1;
-            slot->gen = gen;
-        }
+    if (code == CASS_OK && keyspace && keyspace_len &&
+        use_on_connect(ops, b, keyspace, keyspace_len, &err)) {
+        code = CASS_ERROR_LIB_UNABLE_TO_SET_KEYSPACE;
+        ops->close(b);
+        b = NULL;
     }
-    if (failed) {
-        teardown(slot, db, copy, ks, NULL);
+    if (code != CASS_OK) {
+        cass_cluster_free(copy);
+        cql_drv_future_set_error(f, code, err.msg, NULL);
         pthread_mutex_lock(&si->pub.lock);
         si->state = ST_CLOSED;
         pthread_cond_broadcast(&si->cond);
@@ -493,17 +240,14 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
         return f;
     }
     pthread_mutex_lock(&si->pub.lock);
-    si->pub.db = db;
-    si->pub.s = NULL;
+    si->ops = ops;
+    si->backend = b;
     si->pub.consistency = copy->consistency;
     si->pub.serial_consistency = copy->serial_consistency;
     si->pub.timestamp_gen = cql_drv_timestamp_gen_ref(copy->timestamp_gen);
     if (copy->has_client_id)
         si->pub.client_id = copy->client_id;
     si->cluster = copy;
-    si->keyspace = ks;
-    si->ks_gen = gen;
-    si->idle = slot;
     si->active = 0;
     si->state = ST_CONNECTED;
     pthread_cond_broadcast(&si->cond);
@@ -544,20 +288,19 @@ static int close_session(session_impl *si)
     si->state = ST_CLOSING;
     while (si->active > 0)
         pthread_cond_wait(&si->cond, &si->pub.lock);
-    exec_slot *idle = si->idle;
-    eng_db *db = si->pub.db;
+    const cql_backend_ops *ops = si->ops;
+    cql_backend *b = si->backend;
     CassCluster *cluster = si->cluster;
-    char *ks = si->keyspace;
     CassTimestampGen *gen = si->pub.timestamp_gen;
-    si->idle = NULL;
-    si->pub.db = NULL;
+    si->ops = NULL;
+    si->backend = NULL;
     si->pub.timestamp_gen = NULL;
     si->cluster = NULL;
-    si->keyspace = NULL;
-    si->ks_gen = 0;
     pthread_mutex_unlock(&si->pub.lock);
 
-    teardown(idle, db, cluster, ks, gen);
+    ops->close(b);
+    cass_cluster_free(cluster);
+    cass_timestamp_gen_free(gen);
 
     pthread_mutex_lock(&si->pub.lock);
     si->state = ST_CLOSED;
@@ -604,25 +347,23 @@ static CassFuture *prepare_text(CassSession *session, const char *query, size_t 
         return f;
     }
     session_impl *si = impl_of(session);
-    eng_db *db;
-    eng_err err;
-    eng_err_clear(&err);
-    exec_slot *slot;
-    cql_prepared *p = NULL;
-    int rc = start_request(si, &db, &slot, &err);
-    if (rc == NOT_CONNECTED) {
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (begin_request(si, &ops, &b)) {
         fail_not_connected(f);
         return f;
     }
-    if (!rc) {
-        rc = cql_prepare(slot->s, query, len, &p, &err);
-        finish_request(si, slot, NULL);
-    }
+    eng_err err;
+    eng_err_clear(&err);
+    cql_result *meta = NULL;
+    void *handle = NULL;
+    int rc = ops->prepare(b, query, len, &meta, &handle, &err);
+    end_request(si);
     if (rc)
         cql_drv_future_fail(f, &err);
-    else
-        /* NULL on OOM (p released) fails f */
-        cql_drv_future_set_prepared(f, cql_drv_prepared_new_from(p, settings));
+    else /* NULL on OOM (meta and handle released) fails f */
+        cql_drv_future_set_prepared(f,
+                                    cql_drv_prepared_new(ops, meta, handle, query, len, settings));
     return f;
 }
 
@@ -638,10 +379,9 @@ CassFuture *cass_session_prepare_n(CassSession *session, const char *query, size
 
 CassFuture *cass_session_prepare_from_existing(CassSession *session, CassStatement *statement)
 {
-    if (statement && statement->prepared && statement->prepared->p) {
-        const char *q = cql_prepared_query(statement->prepared->p);
-        return prepare_text(session, q, q ? strlen(q) : 0, statement);
-    }
+    if (statement && statement->prepared)
+        return prepare_text(session, statement->prepared->query, statement->prepared->query_len,
+                            statement);
     if (statement && statement->query)
         return prepare_text(session, statement->query, statement->query_len, statement);
     CassFuture *f = cql_drv_future_new(CQL_DRV_FUTURE_PREPARE);
@@ -651,166 +391,30 @@ CassFuture *cass_session_prepare_from_existing(CassSession *session, CassStateme
 
 /* ---- execute ---- */
 
-/* Values a request passes to the executor from the stack; more take an allocation. */
+/* Values a request passes from the stack; more take an allocation. */
 #define STACK_VALUES 16
-
-/* The failure of cql_drv_statement_options: a CassError, or an engine code. */
-static void options_error(int rc, eng_err *err)
-{
-    if (((unsigned)rc >> 24) != 0)
-        eng_errorf(err, ENG_E_INVALID, "%s", cass_error_desc((CassError)rc));
-    else if (rc == ENG_E_NOMEM)
-        eng_errorf(err, rc, "out of memory binding the statement's values");
-    else
-        eng_errorf(err, rc, "cannot bind the statement's values");
-}
-
-/*
- * The values of a simple statement in marker order. Bound by name, each marker
- * takes the value bound under exactly its name: the driver sends names as the
- * application wrote them and Cassandra's QueryOptions with names compares them
- * with String.equals, so "K" does not reach the marker of column k. A marker
- * no name reaches leaves the count short, and the counts must agree.
- */
-static int simple_values(const CassStatement *st, cql_prepared *p, cql_exec_options *o,
-                         eng_val **mapped, eng_err *err)
-{
-    *mapped = NULL;
-    uint32_t n = cql_prepared_bind_count(p);
-    int named = 0;
-    for (size_t j = 0; st->names && j < st->n_values; j++)
-        named |= st->names[j] != NULL;
-    if (named) {
-        eng_val *v = eng_calloc(n ? n : 1, sizeof *v);
-        if (!v)
-            return eng_errorf(err, ENG_E_NOMEM, "out of memory binding values");
-        for (uint32_t i = 0; i < n; i++) {
-            const cql_column_spec *spec = cql_prepared_bind(p, i);
-            size_t j = 0;
-            while (j < st->n_values && j < o->n_values &&
-                   !(st->names[j] && spec && spec->name && strcmp(spec->name, st->names[j]) == 0))
-                j++;
-            if (j == st->n_values || j >= o->n_values) {
-                eng_free(v);
-                return eng_errorf(err, ENG_E_INVALID, "Invalid amount of bind variables");
-            }
-            v[i] = o->values[j];
-        }
-        *mapped = v;
-        o->values = v;
-        o->n_values = n;
-        return 0;
-    }
-    /* QueryProcessor.process words the count check this way for QUERY messages. */
-    if (o->n_values != n)
-        return eng_errorf(err, ENG_E_INVALID, "Invalid amount of bind variables");
-    return 0;
-}
 
 /* Consistency levels and timestamp a request takes when the statement sets none. */
 static void apply_defaults(const session_impl *si, CassConsistency consistency,
-                           CassConsistency serial, int64_t timestamp, cql_exec_options *o)
+                           CassConsistency serial, int64_t timestamp, cql_request *req)
 {
-    o->consistency =
-        consistency != CASS_CONSISTENCY_UNKNOWN ? (int)consistency : (int)si->pub.consistency;
+    req->consistency = consistency != CASS_CONSISTENCY_UNKNOWN ? (int)consistency
+                                                               : (int)si->pub.consistency;
     if (serial != CASS_CONSISTENCY_UNKNOWN && serial != CASS_CONSISTENCY_ANY)
-        o->serial_consistency = (int)serial;
+        req->serial_consistency = (int)serial;
     else if (si->pub.serial_consistency != CASS_CONSISTENCY_UNKNOWN &&
              si->pub.serial_consistency != CASS_CONSISTENCY_ANY)
-        o->serial_consistency = (int)si->pub.serial_consistency;
-    o->timestamp =
+        req->serial_consistency = (int)si->pub.serial_consistency;
+    else
+        req->serial_consistency = CASS_CONSISTENCY_SERIAL; /* the protocol's default */
+    req->timestamp =
         timestamp != ENG_TS_NONE ? timestamp : cql_drv_timestamp_next(si->pub.timestamp_gen);
 }
 
-/*
- * Prepares (simple) or references (bound) the statement and fills its options.
- * The values' views go to buf when they fit its buf_n entries, else to *vals.
- * *p, *vals and *mapped are the caller's to release (also on failure).
- */
-static int statement_request(const session_impl *si, exec_slot *slot, const CassStatement *st,
-                             cql_prepared **p, cql_exec_options *o, eng_val *buf, size_t buf_n,
-                             eng_val **vals, eng_val **mapped, eng_err *err)
+/* A request that could not be built (its values: out of memory); ends f. */
+static void fail_request(CassFuture *f)
 {
-    *p = NULL;
-    *vals = NULL;
-    *mapped = NULL;
-    int rc;
-    if (st->prepared) {
-        if (!st->prepared->p)
-            return eng_errorf(err, ENG_E_INVALID, "The prepared statement is not valid");
-        *p = cql_prepared_ref(st->prepared->p);
-    } else {
-        if (!st->query)
-            return eng_errorf(err, ENG_E_SYNTAX, "The statement has no query");
-        if ((rc = cql_prepare(slot->s, st->query, st->query_len, p, err)))
-            return rc;
-    }
-    if ((rc = cql_drv_statement_options(st, o, buf, buf_n, vals))) {
-        options_error(rc, err);
-        return err->code;
-    }
-    if (!st->prepared && (rc = simple_values(st, *p, o, mapped, err)))
-        return rc;
-    apply_defaults(si, st->consistency, st->serial_consistency, st->timestamp, o);
-    return 0;
-}
-
-/* ---- writes that complete at their group commit ---- */
-
-/*
- * On a database with group commit (a syncing durability), a plain write is
- * queued and its future set by the committer once the write is durable, so
- * that one thread can have many writes in flight (the driver's pipelining)
- * and they share syncs. The pending write keeps a request registered on the
- * session, so a close waits for it and the database stays open until then.
- */
-typedef struct durable_wait {
-    session_impl *si;
-    CassFuture *f; /* a reference of its own */
-} durable_wait;
-
-static void write_durable(int rc, const eng_err *err, const eng_write_info *info, void *arg)
-{
-    durable_wait *w = arg;
-    (void)info;
-    if (rc)
-        cql_drv_future_fail(w->f, err);
-    else
-        cql_drv_future_set_result(w->f, cql_drv_result_new(NULL)); /* a write's VOID result */
-    cass_future_free(w->f);
-    end_request(w->si);
-    eng_free(w);
-}
-
-/* Arms o for a write that may complete later; NULL (synchronous) without group commit. */
-static durable_wait *arm_durable(session_impl *si, eng_db *db, CassFuture *f, cql_exec_options *o)
-{
-    if (!eng_db_group_commit(db))
-        return NULL;
-    durable_wait *w = eng_malloc(sizeof *w);
-    if (!w)
-        return NULL; /* the write then waits for its commit */
-    w->si = si;
-    w->f = cql_drv_future_ref(f);
-    pthread_mutex_lock(&si->pub.lock);
-    si->active++; /* ended by write_durable, or by disarm_durable */
-    pthread_mutex_unlock(&si->pub.lock);
-    o->on_durable = write_durable;
-    o->on_durable_arg = w;
-    return w;
-}
-
-/* After the execution: 1 when the write went to the group commit (its callback sets f). */
-static int disarm_durable(durable_wait *w, int rc, const cql_result *r)
-{
-    if (!w)
-        return 0;
-    if (!rc && r && r->pending)
-        return 1;
-    cass_future_free(w->f);
-    end_request(w->si);
-    eng_free(w);
-    return 0;
+    fail_with(f, CASS_ERROR_LIB_INTERNAL_ERROR, "out of memory binding the statement's values");
 }
 
 CassFuture *cass_session_execute(CassSession *session, const CassStatement *statement)
@@ -820,42 +424,32 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
         fail_with(f, CASS_ERROR_LIB_BAD_PARAMS, "No session or no statement given");
         return f;
     }
+    if (!statement->prepared && !statement->query) {
+        fail_with(f, CASS_ERROR_SERVER_SYNTAX_ERROR, "The statement has no query");
+        return f;
+    }
     session_impl *si = impl_of(session);
-    eng_db *db;
-    eng_err err;
-    eng_err_clear(&err);
-    exec_slot *slot;
-    cql_result *r = NULL;
-    int rc = start_request(si, &db, &slot, &err);
-    if (rc == NOT_CONNECTED) {
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (begin_request(si, &ops, &b)) {
         fail_not_connected(f);
         return f;
     }
-    if (!rc) {
-        cql_prepared *p;
-        cql_exec_options o;
-        eng_val buf[STACK_VALUES], *vals, *mapped;
-        rc =
-            statement_request(si, slot, statement, &p, &o, buf, STACK_VALUES, &vals, &mapped, &err);
-        durable_wait *w = rc ? NULL : arm_durable(si, db, f, &o);
-        if (!rc)
-            rc = cql_execute(slot->s, p, &o, &r, &err);
-        int pending = disarm_durable(w, rc, r);
-        eng_free(mapped);
-        eng_free(vals);
-        cql_prepared_unref(p);
-        finish_request(si, slot, rc ? NULL : r);
-        if (pending) {
-            cql_result_free(r);
-            return f;
-        }
+    cql_request req;
+    eng_val buf[STACK_VALUES], *heap = NULL;
+    int rc = cql_drv_statement_request(statement, &req, buf, STACK_VALUES, &heap);
+    pending *p = rc ? NULL : pending_new(si, f);
+    if (rc || !p) {
+        if (rc)
+            fail_request(f);
+        eng_free(heap);
+        end_request(si);
+        return f;
     }
-    if (rc) {
-        cql_result_free(r);
-        cql_drv_future_fail(f, &err);
-    } else {
-        cql_drv_future_set_result(f, cql_drv_result_new(r)); /* NULL on OOM fails f */
-    }
+    apply_defaults(si, statement->consistency, statement->serial_consistency, statement->timestamp,
+                   &req);
+    ops->execute(b, &req, request_done, p); /* ends the request, now or later */
+    eng_free(heap);
     return f;
 }
 
@@ -868,7 +462,11 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     }
     for (size_t i = 0; i < batch->n; i++) {
         const CassStatement *st = batch->stmts[i];
-        for (size_t j = 0; st && !st->prepared && st->names && j < st->n_values; j++)
+        if (!st) {
+            fail_with(f, CASS_ERROR_LIB_BAD_PARAMS, "The batch holds no statement at %zu", i);
+            return f;
+        }
+        for (size_t j = 0; !st->prepared && st->names && j < st->n_values; j++)
             if (st->names[j]) {
                 /* The protocol's BATCH has no names for values: the driver refuses them. */
                 fail_with(f, CASS_ERROR_LIB_BAD_PARAMS,
@@ -877,91 +475,179 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
             }
     }
     session_impl *si = impl_of(session);
-    eng_db *db;
-    eng_err err;
-    eng_err_clear(&err);
-    exec_slot *slot = NULL;
-    int rc = start_request(si, &db, &slot, &err);
-    if (rc == NOT_CONNECTED) {
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (begin_request(si, &ops, &b)) {
         fail_not_connected(f);
         return f;
     }
     size_t n = batch->n;
-    cql_prepared **ps = eng_calloc(n ? n : 1, sizeof *ps);
-    cql_exec_options *os = eng_calloc(n ? n : 1, sizeof *os);
-    eng_val **vals = eng_calloc(n ? n : 1, sizeof *vals);
-    eng_val **mapped = eng_calloc(n ? n : 1, sizeof *mapped);
-    cql_result *r = NULL;
-    int pending = 0;
-    if (!rc && (!ps || !os || !vals || !mapped))
-        rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory executing a batch");
-    for (size_t i = 0; !rc && i < n; i++) {
-        const CassStatement *st = batch->stmts[i];
-        if (!st) {
-            rc = eng_errorf(&err, ENG_E_INVALID, "The batch holds no statement at %zu", i);
-            break;
-        }
-        rc = statement_request(si, slot, st, &ps[i], &os[i], NULL, 0, &vals[i], &mapped[i], &err);
-        /* A BATCH message carries no per-statement timestamp or consistency. */
-        os[i].timestamp = ENG_TS_NONE;
+    cql_request *reqs = eng_calloc(n ? n : 1, sizeof *reqs);
+    eng_val **heaps = eng_calloc(n ? n : 1, sizeof *heaps);
+    int rc = reqs && heaps ? 0 : ENG_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = cql_drv_statement_request(batch->stmts[i], &reqs[i], NULL, 0, &heaps[i]);
+    pending *p = rc ? NULL : pending_new(si, f);
+    if (p) {
+        cql_batch_request breq = {(int)batch->type, (uint32_t)n, reqs, ENG_TS_NONE, 0, 0};
+        cql_request defaults;
+        memset(&defaults, 0, sizeof defaults);
+        apply_defaults(si, batch->consistency, batch->serial_consistency, batch->timestamp,
+                       &defaults);
+        breq.timestamp = defaults.timestamp;
+        breq.consistency = defaults.consistency;
+        breq.serial_consistency = defaults.serial_consistency;
+        ops->execute_batch(b, &breq, request_done, p); /* ends the request, now or later */
+    } else {
+        if (rc)
+            fail_request(f);
+        end_request(si);
     }
-    if (!rc) {
-        cql_exec_options bo;
-        cql_exec_options_init(&bo);
-        apply_defaults(si, batch->consistency, batch->serial_consistency, batch->timestamp, &bo);
-        for (size_t i = 0; i < n; i++) {
-            os[i].consistency = bo.consistency;
-            os[i].serial_consistency = bo.serial_consistency;
-        }
-        durable_wait *w = n ? arm_durable(si, db, f, &os[0]) : NULL;
-        rc = cql_execute_batch(slot->s, (int)batch->type, ps, os, (uint32_t)n, bo.timestamp, &r,
-                               &err);
-        if (disarm_durable(w, rc, r)) {
-            cql_result_free(r);
-            r = NULL;
-            pending = 1;
-        }
-    }
-    if (slot)
-        finish_request(si, slot, NULL);
-    for (size_t i = 0; i < n; i++) {
-        if (ps)
-            cql_prepared_unref(ps[i]);
-        if (vals)
-            eng_free(vals[i]);
-        if (mapped)
-            eng_free(mapped[i]);
-    }
-    eng_free(ps);
-    eng_free(os);
-    eng_free(vals);
-    eng_free(mapped);
-    if (rc) {
-        cql_result_free(r);
-        cql_drv_future_fail(f, &err);
-    } else if (!pending) {
-        cql_drv_future_set_result(f, cql_drv_result_new(r));
-    }
+    for (size_t i = 0; heaps && i < n; i++)
+        eng_free(heaps[i]);
+    eng_free(heaps);
+    eng_free(reqs);
     return f;
+}
+
+/* ---- USE at connect ---- */
+
+typedef struct sync_outcome {
+    int rc;
+    eng_err err;
+} sync_outcome;
+
+static void sync_done(void *arg, int rc, const eng_err *err, cql_result *result)
+{
+    sync_outcome *o = arg;
+    o->rc = rc;
+    if (rc && err)
+        o->err = *err;
+    cql_result_free(result);
+}
+
+static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char *ks, size_t len,
+                          eng_err *err)
+{
+    eng_buf q = ENG_BUF_INIT;
+    eng_buf_put_str(&q, "USE \"");
+    for (size_t i = 0; i < len; i++) {
+        if (ks[i] == '"')
+            eng_buf_put_u8(&q, '"');
+        eng_buf_put_u8(&q, (uint8_t)ks[i]);
+    }
+    eng_buf_put_u8(&q, '"');
+    if (q.oom) {
+        eng_buf_free(&q);
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory setting the keyspace");
+    }
+    cql_request req;
+    memset(&req, 0, sizeof req);
+    req.query = (const char *)q.p;
+    req.query_len = q.len;
+    req.timestamp = ENG_TS_NONE;
+    req.consistency = CASS_CONSISTENCY_ONE;
+    req.serial_consistency = CASS_CONSISTENCY_SERIAL;
+    sync_outcome o = {0, {0}};
+    eng_err_clear(&o.err);
+    ops->execute(b, &req, sync_done, &o); /* USE completes at once: no group commit */
+    eng_buf_free(&q);
+    if (o.rc)
+        *err = o.err;
+    return o.rc;
 }
 
 /* ---- schema and client id ---- */
 
+/* system.local's schema_version (zeros when the result has none): every schema change moves it. */
+static void schema_uuid(const cql_result *local, uint8_t out[16])
+{
+    memset(out, 0, 16);
+    for (uint32_t i = 0; local && local->n_rows && i < local->n_cols; i++) {
+        const eng_val *v = &local->cells[i];
+        if (local->cols[i].name && !strcmp(local->cols[i].name, "schema_version") && v->len == 16)
+            memcpy(out, v->p, 16);
+    }
+}
+
+/* Schema changes racing the reads this many times in a row are taken as they come. */
+#define SCHEMA_READ_ATTEMPTS 8
+
+/*
+ * The rows of the schema tables, describing one schema: each read sees the schema of its own
+ * moment, so system.local is read first and last, and the reads run again while a schema
+ * change came between them.
+ */
+static int schema_rows(const cql_backend_ops *ops, cql_backend *b,
+                       cql_result *rows[CQL_DRV_SCHEMA_N], eng_err *err)
+{
+    for (int attempt = 1;; attempt++) {
+        int rc = ops->schema_rows(b, CQL_DRV_SCHEMA_LOCAL, &rows[CQL_DRV_SCHEMA_LOCAL], err);
+        for (int t = 0; !rc && t < CQL_DRV_SCHEMA_LOCAL; t++)
+            rc = ops->schema_rows(b, t, &rows[t], err);
+        cql_result *last = NULL;
+        if (!rc)
+            rc = ops->schema_rows(b, CQL_DRV_SCHEMA_LOCAL, &last, err);
+        uint8_t before[16], after[16];
+        schema_uuid(rows[CQL_DRV_SCHEMA_LOCAL], before);
+        schema_uuid(last, after);
+        cql_result_free(last);
+        if (rc || !memcmp(before, after, 16) || attempt == SCHEMA_READ_ATTEMPTS)
+            return rc;
+        for (int t = 0; t < CQL_DRV_SCHEMA_N; t++) {
+            cql_result_free(rows[t]);
+            rows[t] = NULL;
+        }
+    }
+}
+
+/*
+ * The version a snapshot is given: the same as the last one while the schema is the same (its
+ * system.local schema_version), the next one otherwise, as the driver numbers the snapshots its
+ * refreshes make.
+ */
+static cass_uint32_t schema_snapshot_version(session_impl *si, const cql_result *local)
+{
+    uint8_t uuid[16];
+    schema_uuid(local, uuid);
+    pthread_mutex_lock(&si->pub.lock);
+    if (si->schema_version == 0 || memcmp(uuid, si->schema_uuid, 16) != 0) {
+        si->schema_version++;
+        memcpy(si->schema_uuid, uuid, 16);
+    }
+    cass_uint32_t version = si->schema_version;
+    pthread_mutex_unlock(&si->pub.lock);
+    return version;
+}
+
 const CassSchemaMeta *cass_session_get_schema_meta(const CassSession *session)
 {
+    const cql_result *none[CQL_DRV_SCHEMA_N] = {NULL};
     if (!session)
-        return cql_drv_schema_meta_new(NULL);
+        return cql_drv_schema_meta_from_rows(none, 0);
     session_impl *si = impl_of(session);
-    eng_db *db = NULL;
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    int use_schema = 0;
     pthread_mutex_lock(&si->pub.lock);
-    if (si->state == ST_CONNECTED && si->pub.db && si->cluster && si->cluster->use_schema) {
-        db = si->pub.db;
-        si->active++;
-    }
+    use_schema = si->cluster && si->cluster->use_schema;
     pthread_mutex_unlock(&si->pub.lock);
-    CassSchemaMeta *m = cql_drv_schema_meta_new(db);
-    if (db)
-        end_request(si);
+    if (!use_schema || begin_request(si, &ops, &b))
+        return cql_drv_schema_meta_from_rows(none, 0);
+    cql_result *rows[CQL_DRV_SCHEMA_N] = {NULL};
+    eng_err err;
+    eng_err_clear(&err);
+    int rc = schema_rows(ops, b, rows, &err);
+    cass_uint32_t version = rc ? 0 : schema_snapshot_version(si, rows[CQL_DRV_SCHEMA_LOCAL]);
+    end_request(si);
+    CassSchemaMeta *m = NULL;
+    if (rc && rc != ENG_E_NOMEM)
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "Unable to read the schema metadata: %s", err.msg);
+    else if (!rc)
+        m = cql_drv_schema_meta_from_rows((const cql_result *const *)rows, version);
+    for (int t = 0; t < CQL_DRV_SCHEMA_N; t++)
+        cql_result_free(rows[t]);
     return m;
 }
 
@@ -978,83 +664,62 @@ CassUuid cass_session_get_client_id(CassSession *session)
 
 /* ---- cassette.h extensions ---- */
 
-/* Registers a request on the session and gives its database; returns 0 or a CassError. */
-static int with_db(CassSession *session, eng_db **db)
+typedef enum ext_op {
+    EXT_CLOCK_SET,
+    EXT_CLOCK_ADVANCE,
+    EXT_CLOCK_REAL,
+    EXT_RESET,
+    EXT_SNAPSHOT
+} ext_op;
+
+/* Passes one extension to the session's backend: 0 or a CassError. */
+static int extension(CassSession *session, ext_op op, int64_t arg, const char *dir)
 {
     if (!session)
         return CASS_ERROR_LIB_BAD_PARAMS;
-    return begin_request(impl_of(session), db) ? CASS_ERROR_LIB_NO_HOSTS_AVAILABLE : 0;
-}
-
-static int engine_failure(const char *what, const eng_err *err)
-{
-    cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, what, "%s: %s", what, err->msg);
-    return (int)cql_drv_error_of(err);
+    session_impl *si = impl_of(session);
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (begin_request(si, &ops, &b))
+        return CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
+    int rc = CASS_ERROR_LIB_NOT_IMPLEMENTED; /* a backend without it */
+    if (op == EXT_SNAPSHOT && ops->snapshot)
+        rc = ops->snapshot(b, dir);
+    else if (op == EXT_CLOCK_SET && ops->clock_set)
+        rc = ops->clock_set(b, arg);
+    else if (op == EXT_CLOCK_ADVANCE && ops->clock_advance)
+        rc = ops->clock_advance(b, arg);
+    else if (op == EXT_CLOCK_REAL && ops->clock_real)
+        rc = ops->clock_real(b);
+    else if (op == EXT_RESET && ops->reset)
+        rc = ops->reset(b);
+    end_request(si);
+    return rc;
 }
 
 int cassette_session_clock_set(CassSession *session, int64_t unix_us)
 {
-    eng_db *db;
-    int rc = with_db(session, &db);
-    if (rc)
-        return rc;
-    eng_clock_set_virtual(eng_db_clock(db), unix_us);
-    end_request(impl_of(session));
-    return 0;
+    return extension(session, EXT_CLOCK_SET, unix_us, NULL);
 }
 
 int cassette_session_clock_advance(CassSession *session, int64_t delta_us)
 {
-    eng_db *db;
-    int rc = with_db(session, &db);
-    if (rc)
-        return rc;
-    eng_clock *c = eng_db_clock(db);
-    if (atomic_load(&c->is_virtual))
-        eng_clock_advance(c, delta_us);
-    else /* on real time: virtual time from now on, delta ahead */
-        eng_clock_set_virtual(c, eng_clock_now_us(c) + delta_us);
-    end_request(impl_of(session));
-    return 0;
+    return extension(session, EXT_CLOCK_ADVANCE, delta_us, NULL);
 }
 
 int cassette_session_clock_real(CassSession *session)
 {
-    eng_db *db;
-    int rc = with_db(session, &db);
-    if (rc)
-        return rc;
-    eng_clock_set_real(eng_db_clock(db));
-    end_request(impl_of(session));
-    return 0;
+    return extension(session, EXT_CLOCK_REAL, 0, NULL);
 }
 
 int cassette_session_reset(CassSession *session)
 {
-    eng_db *db;
-    int rc = with_db(session, &db);
-    if (rc)
-        return rc;
-    eng_err err;
-    eng_err_clear(&err);
-    if (eng_reset(db, &err))
-        rc = engine_failure("cassette_session_reset", &err);
-    end_request(impl_of(session));
-    return rc;
+    return extension(session, EXT_RESET, 0, NULL);
 }
 
 int cassette_session_snapshot(CassSession *session, const char *dir)
 {
     if (!dir || !*dir)
         return CASS_ERROR_LIB_BAD_PARAMS;
-    eng_db *db;
-    int rc = with_db(session, &db);
-    if (rc)
-        return rc;
-    eng_err err;
-    eng_err_clear(&err);
-    if (eng_db_snapshot(db, dir, &err))
-        rc = engine_failure("cassette_session_snapshot", &err);
-    end_request(impl_of(session));
-    return rc;
+    return extension(session, EXT_SNAPSHOT, 0, dir);
 }

@@ -2,13 +2,13 @@
  * Statements, prepared statements and batches of the driver API: the query (or
  * the prepared statement), the bound values in native-protocol serialization and
  * the per-request options, kept until the session runs them
- * (cql_drv_statement_options turns a statement into executor options).
+ * (cql_drv_statement_request turns a statement into a backend request).
  *
  * Binding follows the driver (statement.cpp, abstract_data.hpp, query_request.cpp,
  * execute_request.cpp):
  * - by index: CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS past the parameters; on a bound
  *   statement the value must suit the marker's CQL type
- *   (CASS_ERROR_LIB_INVALID_VALUE_TYPE, rules in drv_codec.h); on a simple
+ *   (CASS_ERROR_LIB_INVALID_VALUE_TYPE, rules in codec.h); on a simple
  *   statement anything goes and the executor validates it;
  * - by name on a bound statement: every marker of that name is bound (names as
  *   CQL identifiers: case-insensitive unless double-quoted), none is
@@ -19,7 +19,7 @@
  *   CASS_ERROR_LIB_NAME_DOES_NOT_EXIST;
  * - values never bound stay unset (ENG_UNSET), which the executor treats as
  *   protocol v4 does.
- * Every binder is generated from drv_codec.h's table.
+ * Every binder is generated from codec.h's table.
  *
  * A bound statement inherits its prepared statement's settings (consistency,
  * serial consistency, request timeout, idempotence, keyspace) when it was made
@@ -29,6 +29,7 @@
  */
 #include <string.h>
 
+#include "cql/driver/backend.h"
 #include "cql/driver/codec.h"
 
 /* ---- prepared statements ---- */
@@ -64,7 +65,10 @@ static void prepared_destroy(prepared_ext *e)
     for (size_t i = 0; i < e->base.n_params; i++)
         cql_drv_type_unref(e->base.param_types[i]);
     eng_free(e->base.param_types);
-    cql_prepared_unref(e->base.p);
+    if (e->base.handle)
+        e->base.backend->handle_free(e->base.handle);
+    cql_result_free(e->base.meta);
+    eng_free(e->base.query);
     eng_free(e->keyspace);
     eng_free(e);
 }
@@ -77,27 +81,21 @@ void cql_drv_prepared_unref(const CassPrepared *p)
 }
 
 /* The keyspace the driver gives bound statements: the one of the prepared result's tables. */
-static const char *prepared_keyspace(const cql_prepared *p)
+static const char *prepared_keyspace(const cql_result *meta)
 {
-    uint32_t n = cql_prepared_bind_count(p);
-    for (uint32_t i = 0; i < n; i++) {
-        const cql_column_spec *spec = cql_prepared_bind(p, i);
-        if (spec && spec->ks && *spec->ks)
-            return spec->ks;
-    }
-    n = cql_prepared_column_count(p);
-    for (uint32_t i = 0; i < n; i++) {
-        const cql_column_spec *spec = cql_prepared_column(p, i);
-        if (spec && spec->ks && *spec->ks)
-            return spec->ks;
-    }
+    for (uint32_t i = 0; i < meta->n_binds; i++)
+        if (meta->binds[i].ks && *meta->binds[i].ks)
+            return meta->binds[i].ks;
+    for (uint32_t i = 0; i < meta->n_cols; i++)
+        if (meta->cols[i].ks && *meta->cols[i].ks)
+            return meta->cols[i].ks;
     return NULL;
 }
 
 /* The driver's view of each marker's type; 0 or -1 (OOM). */
 static int param_types_init(CassPrepared *base)
 {
-    uint32_t n = cql_prepared_bind_count(base->p);
+    uint32_t n = base->meta->n_binds;
     if (n == 0)
         return 0;
     base->param_types = eng_calloc(n, sizeof *base->param_types);
@@ -105,8 +103,8 @@ static int param_types_init(CassPrepared *base)
         return -1;
     base->n_params = n;
     for (uint32_t i = 0; i < n; i++) {
-        const cql_column_spec *spec = cql_prepared_bind(base->p, i);
-        if (spec && spec->type && !(base->param_types[i] = cql_drv_type_from_protocol(spec->type)))
+        const cql_column_spec *spec = &base->meta->binds[i];
+        if (spec->type && !(base->param_types[i] = cql_drv_type_from_protocol(spec->type)))
             return -1;
     }
     return 0;
@@ -121,30 +119,32 @@ static void inherit_settings(prepared_ext *e, const CassStatement *settings)
     e->idempotent = settings->idempotent;
 }
 
-CassPrepared *cql_drv_prepared_new_from(cql_prepared *p, const CassStatement *settings)
+CassPrepared *cql_drv_prepared_new(const struct cql_backend_ops *backend, cql_result *meta,
+                                   void *handle, const char *query, size_t query_len,
+                                   const CassStatement *settings)
 {
-    if (!p)
-        return NULL;
-    prepared_ext *e = eng_calloc(1, sizeof *e);
+    prepared_ext *e = meta ? eng_calloc(1, sizeof *e) : NULL;
     if (!e) {
-        cql_prepared_unref(p);
+        if (handle)
+            backend->handle_free(handle);
+        cql_result_free(meta);
         return NULL;
     }
     atomic_init(&e->base.refs, 1);
-    e->base.p = p;
+    e->base.meta = meta;
+    e->base.backend = backend;
+    e->base.handle = handle;
+    e->base.query = eng_strndup(query, query_len);
+    e->base.query_len = query_len;
     if (settings)
         inherit_settings(e, settings);
-    const char *ks = settings && settings->keyspace ? settings->keyspace : prepared_keyspace(p);
-    if (param_types_init(&e->base) != 0 || (ks && !(e->keyspace = eng_strdup(ks)))) {
+    const char *ks = settings && settings->keyspace ? settings->keyspace : prepared_keyspace(meta);
+    if (!e->base.query || param_types_init(&e->base) != 0 ||
+        (ks && !(e->keyspace = eng_strdup(ks)))) {
         prepared_destroy(e);
         return NULL;
     }
     return &e->base;
-}
-
-CassPrepared *cql_drv_prepared_new(cql_prepared *p)
-{
-    return cql_drv_prepared_new_from(p, NULL);
 }
 
 void cass_prepared_free(const CassPrepared *prepared)
@@ -159,8 +159,8 @@ CassError cass_prepared_parameter_name(const CassPrepared *prepared, size_t inde
         return CASS_ERROR_LIB_BAD_PARAMS;
     if (index >= prepared->n_params)
         return CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS;
-    const cql_column_spec *spec = cql_prepared_bind(prepared->p, (uint32_t)index);
-    *name = spec && spec->name ? spec->name : "";
+    const cql_column_spec *spec = &prepared->meta->binds[index];
+    *name = spec->name ? spec->name : "";
     *name_length = strlen(*name);
     return CASS_OK;
 }
@@ -186,8 +186,8 @@ const CassDataType *cass_prepared_parameter_data_type_by_name_n(const CassPrepar
     if (!prepared || !name)
         return NULL;
     for (size_t i = 0; i < prepared->n_params; i++) {
-        const cql_column_spec *spec = cql_prepared_bind(prepared->p, (uint32_t)i);
-        if (spec && cql_drv_name_eq(spec->name, name, name_length))
+        const cql_column_spec *spec = &prepared->meta->binds[i];
+        if (cql_drv_name_eq(spec->name, name, name_length))
             return prepared->param_types[i];
     }
     return NULL;
@@ -484,8 +484,8 @@ static CassError bind_marker_name(CassStatement *s, const char *name, size_t nam
 {
     int found = 0;
     for (size_t i = 0; i < s->prepared->n_params; i++) {
-        const cql_column_spec *spec = cql_prepared_bind(s->prepared->p, (uint32_t)i);
-        if (!spec || !cql_drv_name_eq(spec->name, name, name_len))
+        const cql_column_spec *spec = &s->prepared->meta->binds[i];
+        if (!cql_drv_name_eq(spec->name, name, name_len))
             continue;
         found = 1;
         CassError rc = bind_index(s, i, v);
@@ -583,10 +583,10 @@ CQL_DRV_FOR_EACH_VALUE()
 
 /* ---- statements: what the session runs ---- */
 
-int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_val *buf,
+int cql_drv_statement_request(const CassStatement *s, cql_request *req, eng_val *buf,
                               size_t buf_n, eng_val **heap)
 {
-    cql_exec_options_init(o);
+    memset(req, 0, sizeof *req);
     *heap = NULL;
     if (s->n_values > UINT32_MAX)
         return ENG_E_NOMEM; /* no protocol request carries that many values */
@@ -598,18 +598,22 @@ int cql_drv_statement_options(const CassStatement *s, cql_exec_options *o, eng_v
         vals[i].p =
             s->len[i] >= 0 ? (s->data.p ? s->data.p + s->off[i] : (const uint8_t *)"") : NULL;
     }
-    o->values = s->n_values ? vals : NULL;
-    o->n_values = (uint32_t)s->n_values;
-    o->page_size = s->paging_size;
+    req->query = s->query;
+    req->query_len = s->query_len;
+    req->prepared = s->prepared;
+    req->values = s->n_values ? vals : NULL;
+    req->n_values = (uint32_t)s->n_values;
+    for (size_t i = 0; !s->prepared && s->names && i < s->n_values; i++)
+        if (s->names[i])
+            req->names = (const char *const *)s->names; /* bound by name */
+    req->page_size = s->paging_size;
     if (s->paging_state.len) {
-        o->paging_state = s->paging_state.p;
-        o->paging_state_len = s->paging_state.len;
+        req->paging_state = s->paging_state.p;
+        req->paging_state_len = s->paging_state.len;
     }
-    o->timestamp = s->timestamp;
-    if (s->consistency != CASS_CONSISTENCY_UNKNOWN)
-        o->consistency = (int)s->consistency;
-    if (s->serial_consistency != CASS_CONSISTENCY_UNKNOWN)
-        o->serial_consistency = (int)s->serial_consistency;
+    req->timestamp = s->timestamp;
+    req->consistency = (int)s->consistency;
+    req->serial_consistency = (int)s->serial_consistency;
     return 0;
 }
 

@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 
 #include "cql/driver/driver_int.h"
+#include "engine/value/clock.h"
 
 #define TICKS_MASK 0x0fffffffffffffffULL /* the 60 bits of a v1 timestamp */
 #define TICKS_PER_MS 10000ULL            /* 100-ns ticks per millisecond */

@@ -2,9 +2,10 @@
  * Schema metadata built from system table rows, the way the driver builds it: the CQL type
  * names of system_schema (columns.type, types.field_types) through cql_drv_type_parse
  * (cql/driver/type_parser.c), and whole snapshots from hand-made rows through
- * cql_drv_schema_meta_from_rows (cql/driver/schema.c). Unlike the other driver tests this one
- * reaches inside the library, since no public call takes a type text or a set of rows; what it
- * checks is read back through cassandra.h only. (test_session.c covers the same metadata as
+ * cql_drv_schema_meta_from_rows (cql/driver/schema.c). It reaches inside the driver (so it sits
+ * with the cql/ internals' tests, not with tests/driver/, which see the public headers only),
+ * since no public call takes a type text or a set of rows; what it checks is read back through
+ * cassandra.h only. (test_session.c covers the same metadata as
  * an application gets it from a session.)
  *
  * The expectations are the driver's (DataStax C/C++ driver: DataTypeCqlNameParser in
