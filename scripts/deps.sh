@@ -13,6 +13,14 @@ done
 [ -z "$missing" ] && exit 0
 echo "installing:$missing"
 SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO=sudo
+if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1 || ! sudo -n true 2>/dev/null; then
+        echo "cassette needs these Debian packages:$missing" >&2
+        echo "install them as root, then run make again:" >&2
+        echo "    apt-get install -y$missing" >&2
+        exit 1
+    fi
+    SUDO=sudo
+fi
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
