@@ -22,7 +22,8 @@ int cql_result_set_columns(cql_result *r, const cql_column_spec *cols, uint32_t 
     r->cols = eng_arena_alloc(&r->arena, (n ? n : 1) * sizeof *r->cols);
     if (!r->cols)
         return ENG_E_NOMEM;
-    memcpy(r->cols, cols, n * sizeof *cols);
+    if (n) /* a statement without result columns may have none to give */
+        memcpy(r->cols, cols, n * sizeof *cols);
     r->n_cols = n;
     return 0;
 }
