@@ -3,7 +3,7 @@
  * per transaction (durability none and sync), read the last 50 messages of
  * a room, read one message by its full primary key, and insert a user if
  * absent with compare-and-set. Every operation also runs on raw LMDB in the
- * same run with byte-identical keys (the engine's own encoding, storage.h)
+ * same run with byte-identical keys (the engine's own encoding, engine/store/rowkey.h)
  * and a plain length-prefixed value, so the ratio engine/raw is what the
  * data model costs over the bare B+tree. The issue's target is a ratio of
  * at least 0.5 on each operation; the figures are reported, never asserted:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs one test file against only the sources it names, with the
 # project's flags, so a module can be tested while others are being edited.
-#   scripts/unit.sh tests/engine/test_row.c engine/row.c [more sources] [-- test-name-filter]
+#   scripts/unit.sh tests/engine/test_row.c engine/store/row.c [more sources] [-- test-name-filter]
 #   ASAN=1 scripts/unit.sh ...    under AddressSanitizer + UBSan
 set -e
 cd "$(dirname "$0")/.."

@@ -25,7 +25,8 @@
  * backend will load it.
  *
  * Also here: cassette.h's cluster options for opening an embedded database
- * (durability, map size), which drv_session.c reads when it connects.
+ * (durability, map size, statement cache), which the embedded backend
+ * (backend_local.c) reads when it connects.
  */
 #include <ctype.h>
 #include <stdint.h>

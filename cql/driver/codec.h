@@ -4,9 +4,9 @@
  * cass_tuple_set_X, cass_user_type_set_X and their _by_name / _n forms) goes through a row of
  * CQL_DRV_SCALAR_CODECS, CQL_DRV_COMPOSITE_CODECS or CQL_DRV_NULL_CODEC: the row names the C
  * value, how it becomes native-protocol bytes (facts §2.2-2.4) and which CQL types take it. The
- * functions themselves are generated from these rows (CQL_DRV_FOR_EACH_VALUE) by drv_statement.c
- * and drv_collection.c, so the 155 setters share one body per owner and cannot drift apart. The
- * fixed-size rows also give the way back: drv_result.c generates the getters cass_value_get_int8
+ * functions themselves are generated from these rows (CQL_DRV_FOR_EACH_VALUE) by cql/driver/statement.c
+ * and cql/driver/collection.c, so the 155 setters share one body per owner and cannot drift apart. The
+ * fixed-size rows also give the way back: cql/driver/result.c generates the getters cass_value_get_int8
  * ... cass_value_get_uuid from the same rows, so a C type reads exactly the CQL types it binds to
  * (as the driver's value.cpp checks) and its decoder undoes its encoder.
  *
@@ -92,7 +92,7 @@ typedef struct cql_drv_val {
 /*
  * CASS_OK when target takes v (target NULL: a simple statement or untyped container, where
  * anything goes); CASS_ERROR_LIB_INVALID_VALUE_TYPE when it does not;
- * CASS_ERROR_LIB_INVALID_ITEM_COUNT for a map holding a key without its value. (drv_collection.c)
+ * CASS_ERROR_LIB_INVALID_ITEM_COUNT for a map holding a key without its value. (cql/driver/collection.c)
  */
 CassError cql_drv_val_check(const cql_drv_val *v, const CassDataType *target);
 
@@ -101,7 +101,7 @@ CassError cql_drv_val_check(const cql_drv_val *v, const CassDataType *target);
  * slots): null sets len[i] = ENG_NULL, anything else its encoded bytes. Space of a replaced value
  * is reused or reclaimed, so rebinding in a loop does not grow the buffer. Returns CASS_OK,
  * CQL_DRV_NOMEM (slot unchanged) or CASS_ERROR_LIB_BAD_PARAMS for a value over 2 GiB.
- * (drv_collection.c)
+ * (cql/driver/collection.c)
  */
 CassError cql_drv_slot_put(int32_t *len, size_t *off, size_t n, eng_buf *data, size_t i,
                            const cql_drv_val *v);
@@ -189,7 +189,7 @@ static inline void cql_drv_enc_custom(cql_drv_val *v, cql_drv_custom x)
     cql_drv_tail(v, x.p, x.len);
 }
 
-/* The 16 RFC 4122 bytes, through the converter every uuid reader and writer shares (drv_uuid.c). */
+/* The 16 RFC 4122 bytes, through the converter every uuid reader and writer shares (cql/driver/uuid.c). */
 static inline void cql_drv_enc_uuid(cql_drv_val *v, CassUuid x)
 {
     cql_drv_uuid_to_bytes(x, v->head);
@@ -310,15 +310,15 @@ static inline void cql_drv_val_of_null(cql_drv_val *v) { v->kind = CQL_DRV_VAL_N
  *   accepts       the CQL types that take it (driver: data_type.hpp IsValidDataType<T>), and
  *                 the types cass_value_get_<suffix> reads when the row has `get`
  *   get, size     CQL_DRV_YES when the value has a fixed size of `size` bytes, read back by the
- *                 getter drv_result.c generates: cass_value_get_<suffix>(value, ctype *), which
+ *                 getter cql/driver/result.c generates: cass_value_get_<suffix>(value, ctype *), which
  *                 decodes with cql_drv_dec_<suffix>. CQL_DRV_NO (size 0) for values of varying
- *                 size, whose getters drv_result.c writes by hand (string, bytes, inet, decimal,
+ *                 size, whose getters cql/driver/result.c writes by hand (string, bytes, inet, decimal,
  *                 duration) or that have none (custom)
  *
  * This table generates: the cass_statement_bind_<suffix>*, cass_collection_append_<suffix>*,
- * cass_tuple_set_<suffix>* and cass_user_type_set_<suffix>* functions (drv_statement.c,
- * drv_collection.c, through CQL_DRV_FOR_EACH_VALUE), and cass_value_get_int8, _int16, _int32,
- * _uint32, _int64, _float, _double, _bool and _uuid (drv_result.c).
+ * cass_tuple_set_<suffix>* and cass_user_type_set_<suffix>* functions (cql/driver/statement.c,
+ * cql/driver/collection.c, through CQL_DRV_FOR_EACH_VALUE), and cass_value_get_int8, _int16, _int32,
+ * _uint32, _int64, _float, _double, _bool and _uuid (cql/driver/result.c).
  */
 /* clang-format off */
 #define CQL_DRV_SCALAR_CODECS(X)                                                                   \

@@ -4,10 +4,10 @@
  * (CassUserType), in the native protocol v4 format (facts §2.3): a collection is
  * an int32 count (entries for a map) and its items as [bytes]; a tuple or user
  * type is one [bytes] per component or field, -1 for a null. Also the two
- * helpers every setter shares (drv_codec.h): checking a value against the CQL
+ * helpers every setter shares (cql/driver/codec.h): checking a value against the CQL
  * type it goes to, and storing it in a slot of a value array.
  *
- * All the typed setters are generated from drv_codec.h's table; each one only
+ * All the typed setters are generated from cql/driver/codec.h's table; each one only
  * makes a cql_drv_val and hands it to collection_append, tuple_set, or
  * user_type_set_index / user_type_set_name, which apply the driver's rules
  * (collection.hpp, tuple.hpp, abstract_data.hpp):
@@ -471,7 +471,7 @@ void cql_drv_user_type_encode(const CassUserType *u, eng_buf *out)
         slots_encode(&u->slots, out);
 }
 
-/* ---- the setters, generated from drv_codec.h's table ---- */
+/* ---- the setters, generated from cql/driver/codec.h's table ---- */
 
 #define COLLECTION_APPENDERS(s, p, fill, p_n, fill_n, has_n)                                       \
     CassError cass_collection_append_##s(CassCollection *collection CQL_DRV_UNPAREN p)             \

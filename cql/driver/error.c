@@ -30,7 +30,7 @@
  * too).
  *
  * The allocator (cass_alloc_set_functions): cassette's own memory comes from
- * the engine's eng_malloc family (engine/common.c), which the functions given
+ * the engine's eng_malloc family (engine/value/common.c), which the functions given
  * replace; LMDB's and libuuid's allocations stay with the C library. A NULL
  * among the three restores the C library's for all of them, as the driver.
  *
@@ -118,8 +118,8 @@ const char *cass_log_level_string(CassLogLevel log_level)
 /* Error results                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* Error results are built by drv_future.c; every part is owned and comes from eng_malloc
- * (drv_int.h), so freeing is independent of how the failure was reported. */
+/* Error results are built by cql/driver/future.c; every part is owned and comes from eng_malloc
+ * (cql/driver/driver_int.h), so freeing is independent of how the failure was reported. */
 void cass_error_result_free(const CassErrorResult *error_result)
 {
     CassErrorResult *e = (CassErrorResult *)error_result;

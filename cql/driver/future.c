@@ -49,7 +49,7 @@ static CassFuture oom_future = {
 
 static pthread_once_t oom_once = PTHREAD_ONCE_INIT;
 
-/* The code is whatever drv_error.c gives an allocation failure, like every other OOM. */
+/* The code is whatever cql/driver/error.c gives an allocation failure, like every other OOM. */
 static void oom_init(void)
 {
     eng_err e;

@@ -16,7 +16,7 @@
  * CASS_ERROR_LIB_INVALID_VALUE_TYPE, too few bytes for the type (an "empty"
  * int, say, which Cassandra allows) CASS_ERROR_LIB_NOT_ENOUGH_DATA; the
  * string and bytes getters take any type. The fixed-size getters are generated
- * from drv_codec.h's codec table, the rows the binders come from, so each C
+ * from cql/driver/codec.h's codec table, the rows the binders come from, so each C
  * type reads back exactly the CQL types it binds to. As in the driver, a
  * list, set or map value's bytes start after its element count: the element
  * count is the collection's header, the rest its items.
@@ -26,7 +26,7 @@
  * cass_iterator_next ends the previous item's view as the driver documents.
  * Items of a tuple or user type value missing at its end (a value written
  * before ALTER TYPE ... ADD) read as null (facts §2.3). struct CassIterator_
- * is shared with the schema metadata iterators (drv_int.h); next, type and
+ * is shared with the schema metadata iterators (cql/driver/driver_int.h); next, type and
  * free serve every kind.
  *
  * A response's server warnings (Cassandra's aggregation warnings) are logged
@@ -83,7 +83,7 @@ static size_t result_cols(const CassResult *res)
     return res ? res->n_cols : 0;
 }
 
-/* The column types are the shared scalars (drv_datatype.c) or, for the others, owned. */
+/* The column types are the shared scalars (cql/driver/datatype.c) or, for the others, owned. */
 static void result_destroy(CassResult *res)
 {
     for (size_t c = 0; c < res->n_cols; c++)
@@ -359,7 +359,7 @@ const CassDataType *cass_value_data_type(const CassValue *value)
 
 /*
  * The fixed-size getters cass_value_get_int8, _int16, _int32, _uint32, _int64, _float, _double,
- * _bool and _uuid: one per row of drv_codec.h's CQL_DRV_SCALAR_CODECS marked `get`. A getter reads
+ * _bool and _uuid: one per row of cql/driver/codec.h's CQL_DRV_SCALAR_CODECS marked `get`. A getter reads
  * the CQL types its C value binds to (the row's accepts: the driver's value.cpp checks the same
  * types IsValidDataType allows) and decodes `size` bytes with the row's cql_drv_dec_<suffix>.
  */

@@ -1138,7 +1138,7 @@ const CassValue *cass_column_meta_field_by_name_n(const CassColumnMeta *column_m
 }
 
 /* ------------------------------------------------------------------------ */
-/* Iterators (struct CassIterator_ and next / free live in drv_result.c)     */
+/* Iterators (struct CassIterator_ and next / free live in cql/driver/result.c)     */
 /* ------------------------------------------------------------------------ */
 
 static CassIterator *items_iterator(CassIteratorType type, const void *const *items, size_t n)

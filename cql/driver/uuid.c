@@ -2,7 +2,7 @@
  * UUIDs, inet addresses, dates and times of the driver API (cassandra.h):
  * cass_uuid_*, cass_inet_*, cass_date_from_epoch, cass_time_from_epoch and
  * cass_date_time_to_epoch. Everything here is a pure conversion except the
- * UUID generator, which wraps engine/uuid.h.
+ * UUID generator, which wraps engine/value/uuid.h.
  *
  * The driver holds a UUID as two 64-bit numbers, not as its 16 bytes:
  *  - time_and_version: bytes 0-3 (time_low) in bits 0-31, bytes 4-5
@@ -18,7 +18,7 @@
  * Time UUIDs come from the engine's generator (strictly increasing per
  * generator, across threads); a generator without a given node sets the
  * node's multicast bit, as the driver's. min/max bounds are Cassandra's
- * minTimeuuid / maxTimeuuid (engine/uuid.h): the driver's max uses the first
+ * minTimeuuid / maxTimeuuid (engine/value/uuid.h): the driver's max uses the first
  * tick of the millisecond, which later time UUIDs of that millisecond exceed.
  * Inet text is read and written as libuv's inet_pton / inet_ntop do for the
  * driver (an IPv6 scope is dropped). Dates are the protocol's unsigned day

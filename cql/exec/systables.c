@@ -1174,7 +1174,7 @@ static int spec_keys(const char *names, uint8_t kind, eng_table *t)
     return 0;
 }
 
-/* SELECT * order (engine/catalog.h): partition key, clustering, static, regular by name. */
+/* SELECT * order (engine/schema.h): partition key, clustering, static, regular by name. */
 static int col_order(const void *a, const void *b)
 {
     const eng_column *x = a, *y = b;

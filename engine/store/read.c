@@ -5,7 +5,7 @@
  * consistent snapshot and never waits for a writer.
  *
  * Every slice is one cursor walk over the half-open byte range [L, H) of
- * row keys (storage.h): keys sort in storage order, so a slice in
+ * row keys (rowkey.h): keys sort in storage order, so a slice in
  * clustering order is either a forward or a backward walk. Tombstones are
  * applied here: the partition header (partition deletion, range
  * tombstones) covers rows lazily, so what a delete shadowed is never
@@ -403,7 +403,7 @@ static int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 }
 
 
-/* Sets [lo, hi) in r->rg from a prefix bound pair (see storage.h / row.h prefix semantics). */
+/* Sets [lo, hi) in r->rg from a prefix bound pair (see rowkey.h / row.h prefix semantics). */
 static int range_from_prefix(reader *r, const eng_buf *lo, int lo_incl, const eng_buf *hi,
                              int hi_incl)
 {

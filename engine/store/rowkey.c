@@ -1,5 +1,5 @@
 /*
- * Building and reading row keys (layout in storage.h). Key values arrive in
+ * Building and reading row keys (layout in rowkey.h). Key values arrive in
  * native serialization; this is where Cassandra's key checks happen
  * (facts §1.5: null, empty single-column partition key, 65535-byte limit)
  * and where LMDB's 511-byte key limit is turned into a clear refusal.

@@ -3,8 +3,9 @@
  * engine knows about a value of a type — whether native-protocol bytes are a
  * valid value (Cassandra's serializers' validate, facts §2.2/§2.3), how two
  * values order (Cassandra's AbstractType comparators, facts §3) and the
- * canonical stored form of sets and maps. How cqlsh prints a value is
- * types_render.c's; the helpers the two files share are in types_int.h.
+ * canonical stored form of sets and maps. The text forms are text.c's (the
+ * helpers the two files share are in types_int.h); how cqlsh prints a value
+ * is the shell's.
  *
  * Guarantees: every function that reads value bytes tolerates any input
  * (truncated, garbage, hostile lengths) without reading out of bounds;

@@ -1,5 +1,5 @@
 /*
- * JSON (cql/json.c): toJSONString per type, the SELECT JSON row, fromJson()
+ * JSON (cql/exec/json.c): toJSONString per type, the SELECT JSON row, fromJson()
  * and INSERT JSON. Expectations are Cassandra's JsonTest
  * (test/unit/org/apache/cassandra/cql3/validation/entities/JsonTest.java)
  * and the fromJSONObject / toJSONString code of db/marshal; byte strings

@@ -1,5 +1,5 @@
 /*
- * Literal terms to values (cql/literal.c): constants checked against their
+ * Literal terms to values (cql/exec/literal.c): constants checked against their
  * receivers and read by the receiver's text form, collection, tuple and UDT
  * literals, bind markers, and the prepare-time walk. The text forms
  * themselves (every grammar of fromString) are tested in

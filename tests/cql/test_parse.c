@@ -1,5 +1,5 @@
 /*
- * The CQL parser (cql/parse.c): every statement form of ast.h, every
+ * The CQL parser (cql/lang/parse.c): every statement form of ast.h, every
  * literal, names and keywords, bind markers, positions, Cassandra's error
  * texts, robustness on prefixes, mutations and deep nesting, and the script
  * splitter. Expected texts come from Cassandra 4.1's grammar (Lexer.g,

@@ -1,5 +1,5 @@
 /*
- * The system tables served from the catalog (cql/systables.c): their
+ * The system tables served from the catalog (cql/exec/systables.c): their
  * descriptors (Cassandra 4.1's definitions in SchemaKeyspace and
  * SystemKeyspace, ids of TableId.forSystemTable), and the rows a scan hands
  * out for a real database, row by row, in token order of the partitions and
