@@ -307,6 +307,8 @@ struct CassFuture_ {
     CassErrorResult *error;      /* server errors */
     CassFutureCallback callback;
     void *callback_data;
+    void *producer;              /* whoever completes it later keeps its own context here
+                                    (session.c: the session whose request it is) */
 };
 
 CassFuture *cql_drv_future_new(cql_drv_future_kind kind);

@@ -126,36 +126,25 @@ static void end_request(session_impl *si)
     pthread_mutex_unlock(&si->pub.lock);
 }
 
-/* A request's future and session, for the backend's done callback. */
-typedef struct pending {
-    session_impl *si;
-    CassFuture *f; /* a reference of its own */
-} pending;
-
-/* The backend's done: completes the future, then the request. Runs exactly once. */
+/* The backend's done, arg the request's future (a reference of its own, the session in its
+   `producer`): completes the future, then the request. Runs exactly once. */
 static void request_done(void *arg, int rc, const eng_err *err, cql_result *result)
 {
-    pending *p = arg;
+    CassFuture *f = arg;
+    session_impl *si = f->producer;
     if (rc)
-        cql_drv_future_fail(p->f, err);
+        cql_drv_future_fail(f, err);
     else
-        cql_drv_future_set_result(p->f, cql_drv_result_new(result)); /* NULL on OOM fails f */
-    cass_future_free(p->f);
-    end_request(p->si);
-    eng_free(p);
+        cql_drv_future_set_result(f, cql_drv_result_new(result)); /* NULL on OOM fails f */
+    cass_future_free(f);
+    end_request(si);
 }
 
-/* The arg of request_done for f; NULL on OOM (f is then failed). */
-static pending *pending_new(session_impl *si, CassFuture *f)
+/* The arg of request_done for f. */
+static CassFuture *pending_new(session_impl *si, CassFuture *f)
 {
-    pending *p = eng_malloc(sizeof *p);
-    if (!p) {
-        fail_with(f, CASS_ERROR_LIB_INTERNAL_ERROR, "out of memory starting a request");
-        return NULL;
-    }
-    p->si = si;
-    p->f = cql_drv_future_ref(f);
-    return p;
+    f->producer = si;
+    return cql_drv_future_ref(f);
 }
 
 /* ---- connect ---- */
@@ -420,6 +409,8 @@ static void fail_request(CassFuture *f)
 CassFuture *cass_session_execute(CassSession *session, const CassStatement *statement)
 {
     CassFuture *f = cql_drv_future_new(CQL_DRV_FUTURE_RESULT);
+    if (cass_future_ready(f))
+        return f; /* the shared one memory running out gives: already failed */
     if (!session || !statement) {
         fail_with(f, CASS_ERROR_LIB_BAD_PARAMS, "No session or no statement given");
         return f;
@@ -437,18 +428,15 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
     }
     cql_request req;
     eng_val buf[STACK_VALUES], *heap = NULL;
-    int rc = cql_drv_statement_request(statement, &req, buf, STACK_VALUES, &heap);
-    pending *p = rc ? NULL : pending_new(si, f);
-    if (rc || !p) {
-        if (rc)
-            fail_request(f);
+    if (cql_drv_statement_request(statement, &req, buf, STACK_VALUES, &heap)) {
+        fail_request(f);
         eng_free(heap);
         end_request(si);
         return f;
     }
     apply_defaults(si, statement->consistency, statement->serial_consistency, statement->timestamp,
                    &req);
-    ops->execute(b, &req, request_done, p); /* ends the request, now or later */
+    ops->execute(b, &req, request_done, pending_new(si, f)); /* ends the request, now or later */
     eng_free(heap);
     return f;
 }
@@ -456,6 +444,8 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
 CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *batch)
 {
     CassFuture *f = cql_drv_future_new(CQL_DRV_FUTURE_RESULT);
+    if (cass_future_ready(f))
+        return f; /* the shared one memory running out gives: already failed */
     if (!session || !batch || (batch->n && !batch->stmts)) {
         fail_with(f, CASS_ERROR_LIB_BAD_PARAMS, "No session or no batch given");
         return f;
@@ -487,8 +477,7 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     int rc = reqs && heaps ? 0 : ENG_E_NOMEM;
     for (size_t i = 0; !rc && i < n; i++)
         rc = cql_drv_statement_request(batch->stmts[i], &reqs[i], NULL, 0, &heaps[i]);
-    pending *p = rc ? NULL : pending_new(si, f);
-    if (p) {
+    if (!rc) {
         cql_batch_request breq = {(int)batch->type, (uint32_t)n, reqs, ENG_TS_NONE, 0, 0};
         cql_request defaults;
         memset(&defaults, 0, sizeof defaults);
@@ -497,10 +486,9 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
         breq.timestamp = defaults.timestamp;
         breq.consistency = defaults.consistency;
         breq.serial_consistency = defaults.serial_consistency;
-        ops->execute_batch(b, &breq, request_done, p); /* ends the request, now or later */
+        ops->execute_batch(b, &breq, request_done, pending_new(si, f)); /* ends it, now or later */
     } else {
-        if (rc)
-            fail_request(f);
+        fail_request(f);
         end_request(si);
     }
     for (size_t i = 0; heaps && i < n; i++)

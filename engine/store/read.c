@@ -365,11 +365,19 @@ static size_t vrows_lower_bound(const eng_vrows *v, const MDB_val *k)
  * table's sorted rows (the operations the walks below use), so that both are
  * read by one piece of code.
  */
-static int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+static int vrows_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op);
+
+static inline int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+    if (__builtin_expect(r->vrows == NULL, 1))
+        return mdb_cursor_get(r->cur, k, v, op);
+    return vrows_get(r, k, v, op);
+}
+
+/* cur_get on a virtual table's rows. */
+static int vrows_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
     const eng_vrows *rows = r->vrows;
-    if (!rows)
-        return mdb_cursor_get(r->cur, k, v, op);
     size_t pos = r->vpos;
     switch (op) {
     case MDB_SET_RANGE:
