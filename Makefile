@@ -80,13 +80,11 @@ $(B)/cassette: $(B)/cql/shell/main.o $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(B)/cql/shell/main.o $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
 
-$(B)/tests/shell/%: tests/shell/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
+# Every test program links the shell's objects too: the tests' cqlsh renderer
+# (tests/render_cqlsh.c) shares the shell's scalar formatting.
+$(B)/tests/%: tests/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
-
-$(B)/tests/%: tests/%.c $(HARNESS) $(B)/libcassette.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(B)/libcassette.a $(LDLIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libcassette.a
 	@mkdir -p $(dir $@)

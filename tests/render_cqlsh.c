@@ -1,20 +1,20 @@
 /*
  * The tests' view of a value as cqlsh prints it (test_render_cqlsh), from its
  * native bytes and type: the executor and system-table tests compare results
- * in this form. The shell has its own renderer (cql/shell/render.c), built on
- * the driver API's getters, and its tests check it against cqlsh; this one
- * stays out of the library. What it does: what the
- * Python driver decodes it to, then cqlsh's formatting of that: text with
- * Python's escapes, integers, varints and decimals exactly, floating point
- * with cqlsh's precision, timestamps, dates, times and durations in its
- * formats, uuids, inets, and collections, tuples and UDTs item by item, sets
- * and maps in the order Python sorts them.
+ * in this form. The shell renders from the driver API's getters
+ * (cql/shell/render.c, checked against cqlsh by its own tests); this walks
+ * raw bytes instead, and takes the shell's scalar pieces (text, floating
+ * point, timestamps, dates, times) and engine/value/text's numbers, so both
+ * print a value alike: integers, varints and decimals exactly, durations,
+ * uuids, inets, and collections, tuples and UDTs item by item, sets and maps
+ * in the order Python sorts them.
  *
  * Guarantees: any bytes are tolerated without reading out of bounds; a value
  * the driver could not decode is shown whole as its hex blob form, never as
  * partial text; allocation failure sets the buffer's oom flag, never fatal.
  */
 #include "render_cqlsh.h"
+#include "cql/shell/render.h"
 #include "engine/value/text.h"
 #include "engine/value/types_int.h"
 
@@ -41,73 +41,6 @@
 static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, int prec,
                   eng_buf *out);
 
-static void put_hex(const uint8_t *p, size_t len, eng_buf *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    if (eng_buf_reserve(out, 2 + 2 * len))
-        return;
-    eng_buf_put_str(out, "0x");
-    for (size_t i = 0; i < len; i++) {
-        out->p[out->len++] = (uint8_t)digits[p[i] >> 4];
-        out->p[out->len++] = (uint8_t)digits[p[i] & 15];
-    }
-}
-
-/* Strict UTF-8 (what Python's decoder accepts); returns the code point length or 0. */
-static size_t utf8_next(const uint8_t *p, size_t len, uint32_t *cp)
-{
-    uint8_t b = p[0];
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    }
-    size_t n = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
-    if (!n || n > len)
-        return 0;
-    uint32_t c = b & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        c = c << 6 | (p[i] & 0x3F);
-    }
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
-
-/*
- * format_value_text: backslashes doubled, quotes doubled when quoted
- * (inside collections), then code points 00-1F and 7F-A0 shown as Python's
- * repr escapes (\t, \n, \r, \xNN).
- */
-static int render_text(int ascii, const uint8_t *p, size_t len, int quote, eng_buf *out)
-{
-    if (quote)
-        eng_buf_put_u8(out, '\'');
-    for (size_t i = 0; i < len;) {
-        uint32_t c;
-        size_t n = utf8_next(p + i, len - i, &c);
-        if (!n || (ascii && c > 0x7F))
-            return RENDER_FAIL;
-        if (c == '\\')
-            eng_buf_put_str(out, "\\\\");
-        else if (c == '\'' && quote)
-            eng_buf_put_str(out, "''");
-        else if (c == '\t' || c == '\n' || c == '\r')
-            eng_buf_put_str(out, c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
-        else if (c <= 0x1F || (c >= 0x7F && c <= 0xA0))
-            eng_buf_printf(out, "\\x%02x", (unsigned)c);
-        else
-            eng_buf_put(out, p + i, n);
-        i += n;
-    }
-    if (quote)
-        eng_buf_put_u8(out, '\'');
-    return 0;
-}
-
 static int64_t get_signed(const uint8_t *p, size_t len)
 {
     uint64_t v = (p[0] & 0x80) ? UINT64_MAX : 0;
@@ -120,99 +53,6 @@ static int64_t get_signed(const uint8_t *p, size_t len)
 static int render_decimal(const uint8_t *p, size_t len, eng_buf *out)
 {
     return eng_text_decimal(p, len, out) ? RENDER_FAIL : 0;
-}
-
-/* format_floating_point_type: '%.*g' with the precision widened for moderate exponents. */
-static void render_floating(double v, int prec, eng_buf *out)
-{
-    if (isnan(v)) {
-        eng_buf_put_str(out, "NaN");
-        return;
-    }
-    if (isinf(v)) {
-        eng_buf_put_str(out, v > 0 ? "Infinity" : "-Infinity");
-        return;
-    }
-    if (fabs(v) > 2.220446049250313e-16) {       /* sys.float_info.epsilon */
-        long long e = (long long)log10(fabs(v)); /* int() truncates toward zero */
-        if (e >= -4 && e < prec)
-            prec = prec + (int)e + 1;
-    }
-    eng_buf_printf(out, "%.*g", prec, v);
-}
-
-/* Python's datetime range: 0001-01-01 .. 9999-12-31, as days since the epoch. */
-#define MIN_DAY (-719162LL)
-#define MAX_DAY 2932896LL
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-/*
- * The driver turns ms into datetime via timedelta(seconds=ms / 1000.0): the
- * microseconds come from that double, rounded half to even as CPython does.
- */
-static int64_t py_timestamp_us(int64_t ms)
-{
-    double d = (double)ms / 1000.0, ip, ip2;
-    double fp = modf(d, &ip);
-    double fp2 = modf(fp * 1e6, &ip2);
-    int64_t us = (int64_t)ip * 1000000 + (int64_t)ip2;
-    double whole = round(fp2);
-    if (fabs(whole - fp2) == 0.5)
-        whole = (us & 1) ? (fp2 > 0 ? 1 : -1) : 0;
-    return us + (int64_t)whole;
-}
-
-/*
- * cqlsh's default '%Y-%m-%d %H:%M:%S.%f%z' in UTC; outside Python's datetime
- * range cqlsh falls back to the raw milliseconds.
- */
-static void render_timestamp(int64_t ms, int quote, eng_buf *out)
-{
-    /* a day beyond datetime's range cannot round back into it */
-    int near = ms > (MIN_DAY - 1) * 86400000 && ms < (MAX_DAY + 2) * 86400000;
-    int64_t us = near ? py_timestamp_us(ms) : 0;
-    int64_t secs = floor_div(us, 1000000), day = floor_div(secs, 86400);
-    const char *q = quote ? "'" : "";
-    if (!near || day < MIN_DAY || day > MAX_DAY) {
-        eng_buf_printf(out, "%s%lld%s", q, (long long)ms, q);
-        return;
-    }
-    int64_t y;
-    int mo, d;
-    eng_civil_from_days(day, &y, &mo, &d);
-    int64_t sod = secs - day * 86400;
-    /* %Y is glibc's: no zero padding below year 1000 */
-    eng_buf_printf(out, "%s%lld-%02d-%02d %02d:%02d:%02d.%06d+0000%s", q, (long long)y, mo, d,
-                   (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
-                   (int)(us - secs * 1000000), q);
-}
-
-static void render_date(uint32_t raw, eng_buf *out)
-{
-    int64_t days = (int64_t)raw - 2147483648LL;
-    if (days < MIN_DAY || days > MAX_DAY) { /* util.Date falls back to the day count */
-        eng_buf_printf(out, "%lld", (long long)days);
-        return;
-    }
-    int64_t y;
-    int m, d;
-    eng_civil_from_days(days, &y, &m, &d);
-    eng_buf_printf(out, "%04lld-%02d-%02d", (long long)y, m, d);
-}
-
-static int render_time(int64_t ns, eng_buf *out)
-{
-    if (ns < 0 || ns >= 86400000000000LL) /* util.Time refuses it */
-        return RENDER_FAIL;
-    int64_t s = ns / 1000000000;
-    eng_buf_printf(out, "%02d:%02d:%02d.%09d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60),
-                   (int)(ns % 1000000000));
-    return 0;
 }
 
 /* cqlsh's duration_as_str: y, mo, d, then h, m, s, ms, us, ns; zero parts omitted. */
@@ -396,7 +236,7 @@ static int render_tuple(const eng_type *t, const uint8_t *p, size_t len, eng_buf
             eng_buf_put_str(out, ", ");
         if (udt) {
             const char *f = t->fields ? t->fields[i] : "";
-            if (render_text(0, (const uint8_t *)f, strlen(f), 0, out))
+            if (cql_render_text_bytes(0, (const uint8_t *)f, strlen(f), 0, out))
                 return RENDER_FAIL;
             eng_buf_put_str(out, ": ");
         }
@@ -435,25 +275,25 @@ static int render_fixed(const eng_type *t, const uint8_t *p, size_t len, int nes
     case ENG_FLOAT:
         if (len != 4)
             return RENDER_FAIL;
-        render_floating((double)eng_get_float(p), prec, out);
+        cql_render_floating((double)eng_get_float(p), prec, out);
         return 0;
     case ENG_DOUBLE:
         if (len != 8)
             return RENDER_FAIL;
-        render_floating(eng_get_double(p), prec, out);
+        cql_render_floating(eng_get_double(p), prec, out);
         return 0;
     case ENG_TIMESTAMP:
         if (len != 8)
             return RENDER_FAIL;
-        render_timestamp((int64_t)eng_be64(p), nested, out);
+        cql_render_timestamp((int64_t)eng_be64(p), nested, out);
         return 0;
     case ENG_DATE:
         if (len != 4)
             return RENDER_FAIL;
-        render_date(eng_be32(p), out);
+        cql_render_date(eng_be32(p), out);
         return 0;
     case ENG_TIME:
-        return len == 8 ? render_time((int64_t)eng_be64(p), out) : RENDER_FAIL;
+        return len == 8 ? cql_render_time((int64_t)eng_be64(p), out) : RENDER_FAIL;
     case ENG_UUID:
     case ENG_TIMEUUID:
         if (len != 16)
@@ -487,10 +327,10 @@ static int render(const eng_type *t, const uint8_t *p, size_t len, int nested, i
     switch (t->kind) {
     case ENG_ASCII:
     case ENG_TEXT:
-        return render_text(t->kind == ENG_ASCII, p, len, nested, out);
+        return cql_render_text_bytes(t->kind == ENG_ASCII, p, len, nested, out);
     case ENG_BLOB:
     case ENG_CUSTOM:
-        put_hex(p, len, out);
+        cql_render_hex(p, len, out);
         return 0;
     case ENG_VARINT:
         eng_text_varint(p, len, out);
@@ -520,6 +360,6 @@ void test_render_cqlsh(const eng_type *t, const uint8_t *p, size_t len, int nest
     if (!t || (!p && len) || render(t, p, len, nested, prec, out)) {
         if (!out->oom)
             out->len = start; /* drop the partial text: the whole value shows as a blob */
-        put_hex(p, p ? len : 0, out);
+        cql_render_hex(p, p ? len : 0, out);
     }
 }

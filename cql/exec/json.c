@@ -21,19 +21,6 @@
 
 #define MAX_DEPTH 500
 
-static int fail(eng_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* eng_errorf has no va_list form: format here, then hand over the text. */
-static int fail(eng_err *err, int code, const char *fmt, ...)
-{
-    char msg[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return eng_errorf(err, code, "%s", msg);
-}
-
 static int nomem(eng_err *err)
 {
     return eng_errorf(err, ENG_E_NOMEM, "out of memory");
@@ -275,7 +262,7 @@ int cql_json_value(const eng_type *t, const uint8_t *p, size_t len, eng_buf *out
     size_t start = out->len;
     if (json_value(t, p, len, out, 0)) {
         out->len = ENG_MIN(out->len, start);
-        return fail(err, ENG_E_INVALID, "Invalid value for JSON output");
+        return eng_errorf(err, ENG_E_INVALID, "Invalid value for JSON output");
     }
     return out->oom ? nomem(err) : 0;
 }
@@ -1158,7 +1145,7 @@ static int expected(jconv *c, const char *what, const jnode *n)
 {
     eng_buf s = ENG_BUF_INIT;
     java_str(n, &s, 0);
-    int rc = fail(c->err, ENG_E_INVALID, "%s, but got a %s: %s", what, simple_name(n), cstr(&s));
+    int rc = eng_errorf(c->err, ENG_E_INVALID, "%s, but got a %s: %s", what, simple_name(n), cstr(&s));
     eng_buf_free(&s);
     return rc;
 }
@@ -1185,7 +1172,7 @@ static const jnode *jc_decode(jconv *c, const jnode *n)
         if (p.failed == JE_NOMEM)
             nomem(c->err);
         else
-            fail(c->err, ENG_E_INVALID, "Error decoding JSON string: %s", p.msg);
+            eng_errorf(c->err, ENG_E_INVALID, "Error decoding JSON string: %s", p.msg);
         return NULL;
     }
     if (r->kind == J_NULL) { /* Cassandra then calls getClass() on null */
@@ -1279,7 +1266,7 @@ static int jc_blob(jconv *c, const jnode *n, eng_buf *out)
         out->len = at;
         eng_buf_put_str(&why, inner.msg);
     }
-    int rc = fail(c->err, ENG_E_INVALID, "Value '%s' is not a valid blob representation: %s",
+    int rc = eng_errorf(c->err, ENG_E_INVALID, "Value '%s' is not a valid blob representation: %s",
                   cstr(&s), cstr(&why));
     eng_buf_free(&s);
     eng_buf_free(&why);
@@ -1303,7 +1290,7 @@ static int jc_bignum(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
         out->len = at;
         rc = inner.code == ENG_E_NOMEM
                  ? nomem(c->err)
-                 : fail(c->err, ENG_E_INVALID,
+                 : eng_errorf(c->err, ENG_E_INVALID,
                         "Value '%s' is not a valid representation of a %s value", cstr(&s),
                         dec ? "decimal" : "varint");
     }
@@ -1377,7 +1364,7 @@ static int jc_scalar(jconv *c, const eng_type *t, const jnode *n, eng_buf *out)
     case ENG_COUNTER: /* CounterColumnType.fromJSONObject throws */
         return eng_errorf(c->err, ENG_E_SERVER, "java.lang.UnsupportedOperationException");
     default:
-        return fail(c->err, ENG_E_INVALID, "JSON is not supported for this type");
+        return eng_errorf(c->err, ENG_E_INVALID, "JSON is not supported for this type");
     }
 }
 
@@ -1414,7 +1401,7 @@ static int jc_collection(jconv *c, const eng_type *t, const jnode *n, eng_buf *o
     for (size_t i = 0; i < n->n && !rc; i++) {
         const jnode *k = n->kids[i];
         if (k->kind == J_NULL)
-            rc = fail(c->err, ENG_E_INVALID, "%s",
+            rc = eng_errorf(c->err, ENG_E_INVALID, "%s",
                       map                   ? "Invalid null value in map"
                       : t->kind == ENG_LIST ? "Invalid null element in list"
                                             : "Invalid null element in set");
@@ -1440,7 +1427,7 @@ static int jc_tuple(jconv *c, const eng_type *t, const jnode *n, eng_buf *out, i
     if (n->n != (size_t)t->n_sub) {
         eng_buf s = ENG_BUF_INIT;
         java_str(n, &s, 0);
-        int rc = fail(c->err, ENG_E_INVALID, "Tuple %s (expected %d): %s",
+        int rc = eng_errorf(c->err, ENG_E_INVALID, "Tuple %s (expected %d): %s",
                       n->n > (size_t)t->n_sub ? "contains extra items" : "is missing items",
                       t->n_sub, cstr(&s));
         eng_buf_free(&s);
@@ -1484,7 +1471,7 @@ static int jc_udt(jconv *c, const eng_type *t, const jnode *n, eng_buf *out, int
     for (size_t i = 0; i < m.n && !rc && found != members; i++)
         if (m.e[i].alive && !udt_has_field(t, m.e[i].key, m.e[i].klen))
             rc =
-                fail(c->err, ENG_E_INVALID, "Unknown field '%.*s' in value of user defined type %s",
+                eng_errorf(c->err, ENG_E_INVALID, "Unknown field '%.*s' in value of user defined type %s",
                      (int)ENG_MIN(m.e[i].klen, 256), m.e[i].key, t->name ? t->name : "");
     omap_free(&m);
     return rc;
@@ -1493,7 +1480,7 @@ static int jc_udt(jconv *c, const eng_type *t, const jnode *n, eng_buf *out, int
 static int jc_value(jconv *c, const eng_type *t, const jnode *n, eng_buf *out, int depth)
 {
     if (depth > MAX_DEPTH)
-        return fail(c->err, ENG_E_INVALID, "Value is nested too deeply");
+        return eng_errorf(c->err, ENG_E_INVALID, "Value is nested too deeply");
     int rc;
     switch (t->kind) {
     case ENG_LIST:
@@ -1536,14 +1523,14 @@ static int decode_text(const eng_type *t, const char *json, size_t len, eng_buf 
         rc = nomem(err);
     } else if (!root) {
         *phase = PHASE_PARSE;
-        rc = fail(err, ENG_E_INVALID, "Could not decode JSON string '%.*s': %s: %s",
+        rc = eng_errorf(err, ENG_E_INVALID, "Could not decode JSON string '%.*s': %s: %s",
                   (int)ENG_MIN(len, 200), p.s, jp_exception(&p), p.msg);
     } else if (root->kind == J_NULL) {
         *state = CQL_VALUE_NULL;
     } else {
         jconv c = {err, &arena};
         size_t at = out->len;
-        rc = t ? jc_value(&c, t, root, out, 0) : fail(err, ENG_E_INVALID, "Unknown type");
+        rc = t ? jc_value(&c, t, root, out, 0) : eng_errorf(err, ENG_E_INVALID, "Unknown type");
         if (rc) {
             out->len = ENG_MIN(out->len, at);
             *phase = PHASE_CONVERT;
@@ -1603,7 +1590,7 @@ static int not_a_map(const jnode *root, const char *json, size_t len, eng_err *e
                        token);
     }
     int rc =
-        fail(err, ENG_E_INVALID, "Could not decode JSON string as a map: %s. (String was: %.*s)",
+        eng_errorf(err, ENG_E_INVALID, "Could not decode JSON string as a map: %s. (String was: %.*s)",
              cstr(&why), (int)ENG_MIN(len, 200), json);
     eng_buf_free(&why);
     return rc;
@@ -1620,11 +1607,11 @@ static int parse_members(const char *json, size_t len, eng_arena *arena, omap *m
     if (!root && p.failed == JE_NOMEM)
         return nomem(err);
     if (!root)
-        return fail(err, ENG_E_INVALID,
+        return eng_errorf(err, ENG_E_INVALID,
                     "Could not decode JSON string as a map: %s: %s. (String was: %.*s)",
                     jp_exception(&p), p.msg, (int)ENG_MIN(len, 200), p.s);
     if (root->kind == J_NULL)
-        return fail(err, ENG_E_INVALID, "Got null for INSERT JSON values");
+        return eng_errorf(err, ENG_E_INVALID, "Got null for INSERT JSON values");
     if (root->kind != J_OBJECT)
         return not_a_map(root, p.s, len, err);
     return omap_from_object(m, root, arena, err);
@@ -1642,9 +1629,9 @@ static int decode_column(const cql_json_column *col, const jnode *v, eng_arena *
     jconv c = {&inner, arena};
     *state = CQL_VALUE;
     int rc = col->type ? jc_value(&c, col->type, v, out, 0)
-                       : fail(&inner, ENG_E_INVALID, "Unknown type");
+                       : eng_errorf(&inner, ENG_E_INVALID, "Unknown type");
     if (rc == ENG_E_INVALID)
-        return fail(err, ENG_E_INVALID, "Error decoding JSON value for %s: %s", col->name,
+        return eng_errorf(err, ENG_E_INVALID, "Error decoding JSON value for %s: %s", col->name,
                     inner.msg);
     return rc ? eng_errorf(err, rc, "%s", inner.msg) : 0;
 }
@@ -1667,7 +1654,7 @@ int cql_json_insert_values(const char *json, size_t len, const cql_json_column *
     }
     long left = rc ? -1 : omap_first_alive(&m);
     if (left >= 0)
-        rc = fail(err, ENG_E_INVALID, "JSON values map contains unrecognized column: %.*s",
+        rc = eng_errorf(err, ENG_E_INVALID, "JSON values map contains unrecognized column: %.*s",
                   (int)ENG_MIN(m.e[left].klen, 256), m.e[left].key);
     omap_free(&m);
     eng_arena_free(&arena);

@@ -14,19 +14,6 @@
 
 #define MAX_TERM_DEPTH 256
 
-static int invalid(eng_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* eng_errorf has no va_list form: format here, then hand over the text. */
-static int invalid(eng_err *err, const char *fmt, ...)
-{
-    char msg[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return eng_errorf(err, ENG_E_INVALID, "%s", msg);
-}
-
 static int nomem(eng_err *err)
 {
     return eng_errorf(err, ENG_E_NOMEM, "out of memory");
@@ -468,12 +455,12 @@ static int walk_constant(walk *w, const cql_term *t, const eng_type *type, const
     const char *text = t->text ? t->text : "";
     size_t len = t->text ? t->len : 0;
     if (constant_test(t, type) == CQL_NOT_ASSIGNABLE)
-        return invalid(w->err, "Invalid %s constant (%s%.*s) for \"%s\" of type %s",
+        return eng_invalidf(w->err, "Invalid %s constant (%s%.*s) for \"%s\" of type %s",
                        constant_kind_name(t->kind), t->kind == CQL_T_HEX ? "0x" : "", clen(len),
                        text, name, msg_type(&w->msg, 0, type));
     if (t->kind == CQL_T_HEX) { /* always BytesType, whatever the (blob or custom) receiver */
         if (eng_text_parse_hex(text, len, out))
-            return invalid(w->err, "cannot parse '%.*s' as hex bytes", clen(len), text);
+            return eng_invalidf(w->err, "cannot parse '%.*s' as hex bytes", clen(len), text);
         return out->oom ? nomem(w->err) : 0;
     }
     return eng_text_from_string(type, text, len, out, w->err);
@@ -497,14 +484,14 @@ static int walk_bind(walk *w, const cql_term *t, const eng_type *type, const cha
     }
     const cql_term_env *env = w->env;
     if (!env || !env->binds || t->bind_index < 0 || (uint32_t)t->bind_index >= env->n_binds)
-        return invalid(w->err, "No value bound for bind marker %d", t->bind_index);
+        return eng_invalidf(w->err, "No value bound for bind marker %d", t->bind_index);
     eng_val v = env->binds[t->bind_index];
     if (v.len == ENG_NULL || v.len == ENG_UNSET) {
         *state = v.len == ENG_NULL ? CQL_VALUE_NULL : CQL_VALUE_UNSET;
         return 0;
     }
     if (v.len < 0 || (!v.p && v.len))
-        return invalid(w->err, "Invalid bound value for %s", name);
+        return eng_invalidf(w->err, "Invalid bound value for %s", name);
     int rc = eng_type_validate(type, v.p, (size_t)v.len, w->err);
     if (rc)
         return rc;
@@ -522,7 +509,7 @@ static int walk_call(walk *w, const cql_term *t, const eng_type *type, eng_buf *
         return 0;
     }
     if (!w->env || !w->env->call)
-        return invalid(w->err, "Function calls are not supported here");
+        return eng_invalidf(w->err, "Function calls are not supported here");
     return w->env->call(w->env->ctx, t, type, out, state, w->err);
 }
 
@@ -542,13 +529,13 @@ static int check_collection(walk *w, const cql_term *t, const eng_type *type, co
         want = ENG_SET;
     }
     if (type->kind != want)
-        return invalid(w->err, "Invalid %s literal for %s of type %s", noun_of(want), name,
+        return eng_invalidf(w->err, "Invalid %s literal for %s of type %s", noun_of(want), name,
                        msg_type(&w->msg, 0, type));
     int map = want == ENG_MAP;
     for (int i = 0; i < t->n_items; i++) {
         const eng_type *et = type->sub[map ? i % 2 : 0];
         if (test_assign(t->items[i], et, depth + 1) == CQL_NOT_ASSIGNABLE)
-            return invalid(w->err, "Invalid %s literal for %s: %s %s is not of type %s",
+            return eng_invalidf(w->err, "Invalid %s literal for %s: %s %s is not of type %s",
                            noun_of(want), name, map && i % 2 == 0 ? "key" : "value",
                            msg_term(&w->msg, 1, t->items[i]), msg_type(&w->msg, 0, et));
     }
@@ -576,7 +563,7 @@ static int collection_elements(walk *w, const cql_term *t, const eng_type *type,
             eng_put_be32(body->p + at, (uint32_t)(body->len - at - 4));
         if (!rc && !key &&
             (contains_marker(t->items[i], 0) || (map && contains_marker(t->items[i - 1], 0))))
-            rc = invalid(w->err,
+            rc = eng_invalidf(w->err,
                          "Invalid %s literal for %s: bind variables are not supported inside "
                          "collection literals",
                          noun_of(type->kind), name);
@@ -598,9 +585,9 @@ static int collection_bind_checks(walk *w, const cql_term *t, int map, const int
 {
     for (int i = 0; i < t->n_items; i++) {
         if (st[i] == CQL_VALUE_NULL)
-            return invalid(w->err, "null is not supported inside collections");
+            return eng_invalidf(w->err, "null is not supported inside collections");
         if (st[i] == CQL_VALUE_UNSET && map && i % 2 == 0)
-            return invalid(w->err, "unset value is not supported for map keys");
+            return eng_invalidf(w->err, "unset value is not supported for map keys");
         if (st[i] == CQL_VALUE_UNSET)
             return 1;
     }
@@ -650,16 +637,16 @@ static int check_tuple(walk *w, const cql_term *t, const eng_type *type, const c
                        int depth)
 {
     if (type->kind != ENG_TUPLE)
-        return invalid(w->err, "Invalid tuple type literal for %s of type %s", name,
+        return eng_invalidf(w->err, "Invalid tuple type literal for %s of type %s", name,
                        msg_type(&w->msg, 0, type));
     for (int i = 0; i < t->n_items; i++) {
         if (i >= type->n_sub)
-            return invalid(w->err,
+            return eng_invalidf(w->err,
                            "Invalid tuple literal for %s: too many elements. Type %s expects %d "
                            "but got %d",
                            name, msg_type(&w->msg, 0, type), type->n_sub, t->n_items);
         if (test_assign(t->items[i], type->sub[i], depth + 1) == CQL_NOT_ASSIGNABLE)
-            return invalid(w->err, "Invalid tuple literal for %s: component %d is not of type %s",
+            return eng_invalidf(w->err, "Invalid tuple literal for %s: component %d is not of type %s",
                            name, i, msg_type(&w->msg, 0, type->sub[i]));
     }
     return 0;
@@ -691,7 +678,7 @@ static int walk_tuple(walk *w, const cql_term *t, const eng_type *type, const ch
         rc = cn ? walk_item(w, t->items[i], type->sub[i], cn, out, &st, depth) : nomem(w->err);
         /* a tuple is written whole: an unset component cannot keep an old value */
         if (!rc && st == CQL_VALUE_UNSET)
-            rc = invalid(w->err, "Invalid unset value for tuple field number %d", i);
+            rc = eng_invalidf(w->err, "Invalid unset value for tuple field number %d", i);
     }
     eng_buf_free(&cname);
     return rc ? rc : out->oom ? nomem(w->err) : 0;
@@ -702,12 +689,12 @@ static int walk_udt(walk *w, const cql_term *t, const eng_type *type, const char
                     eng_buf *out, int depth)
 {
     if (type->kind != ENG_UDT)
-        return invalid(w->err, "Invalid user type literal for %s of type %s", name,
+        return eng_invalidf(w->err, "Invalid user type literal for %s of type %s", name,
                        msg_type(&w->msg, 0, type));
     for (int i = 0; i < type->n_sub; i++) {
         const cql_term *v = udt_entry(t, type->fields ? type->fields[i] : NULL);
         if (v && test_assign(v, type->sub[i], depth + 1) == CQL_NOT_ASSIGNABLE)
-            return invalid(w->err, "Invalid user type literal for %s: field %s is not of type %s",
+            return eng_invalidf(w->err, "Invalid user type literal for %s: field %s is not of type %s",
                            name, type->fields[i], msg_type(&w->msg, 0, type->sub[i]));
     }
     eng_buf fname = ENG_BUF_INIT;
@@ -723,13 +710,13 @@ static int walk_udt(walk *w, const cql_term *t, const eng_type *type, const char
                 : nomem(w->err);
         /* a frozen UDT is written whole; a non-frozen one simply leaves the field null */
         if (!rc && st == CQL_VALUE_UNSET && type->frozen)
-            rc = invalid(w->err, "Invalid unset value for field '%s' of user defined type %s",
+            rc = eng_invalidf(w->err, "Invalid unset value for field '%s' of user defined type %s",
                          field, type->name ? type->name : "");
     }
     eng_buf_free(&fname);
     for (int i = 0; i < t->n_items && !rc; i++)
         if (udt_field(type, t->names ? t->names[i] : NULL) < 0)
-            rc = invalid(w->err, "Unknown field '%s' in value of user defined type %s",
+            rc = eng_invalidf(w->err, "Unknown field '%s' in value of user defined type %s",
                          t->names && t->names[i] ? t->names[i] : "", type->name ? type->name : "");
     return rc ? rc : out->oom ? nomem(w->err) : 0;
 }
@@ -746,7 +733,7 @@ static int walk_hint(walk *w, const cql_term *t, const eng_type *type, const cha
 {
     const cql_term *inner = t->n_items > 0 ? t->items[0] : NULL;
     if (!inner)
-        return invalid(w->err, "Invalid type hint");
+        return eng_invalidf(w->err, "Invalid type hint");
     eng_type *h = hint_type(t->type);
     if (!h)
         return w->mode == W_VALUE && w->env && w->env->call
@@ -757,11 +744,11 @@ static int walk_hint(walk *w, const cql_term *t, const eng_type *type, const cha
         eng_buf tn = ENG_BUF_INIT;
         typeref_text(t->type, &tn, 0);
         const char *s = eng_buf_cstr(&tn);
-        rc = invalid(w->err, "Cannot cast value %s to type %s", msg_term(&w->msg, 1, inner),
+        rc = eng_invalidf(w->err, "Cannot cast value %s to type %s", msg_term(&w->msg, 1, inner),
                      s ? s : "");
         eng_buf_free(&tn);
     } else if (!value_compatible(type, h)) {
-        rc = invalid(w->err, "Cannot assign value %s to %s of type %s", msg_term(&w->msg, 1, t),
+        rc = eng_invalidf(w->err, "Cannot assign value %s to %s of type %s", msg_term(&w->msg, 1, t),
                      name, msg_type(&w->msg, 0, type));
     }
     eng_type_free(h);
@@ -773,15 +760,15 @@ static int walk_term(walk *w, const cql_term *t, const eng_type *type, const cha
 {
     *state = CQL_VALUE;
     if (!t || !type)
-        return invalid(w->err, "Invalid term");
+        return eng_invalidf(w->err, "Invalid term");
     if (depth > MAX_TERM_DEPTH)
-        return invalid(w->err, "Term is nested too deeply");
+        return eng_invalidf(w->err, "Term is nested too deeply");
     if (is_constant(t->kind))
         return walk_constant(w, t, type, name, out);
     switch (t->kind) {
     case CQL_T_NULL:
         if (type->kind == ENG_COUNTER)
-            return invalid(w->err, "Invalid null value for counter increment/decrement");
+            return eng_invalidf(w->err, "Invalid null value for counter increment/decrement");
         *state = CQL_VALUE_NULL;
         return 0;
     case CQL_T_BIND:
@@ -800,7 +787,7 @@ static int walk_term(walk *w, const cql_term *t, const eng_type *type, const cha
     case CQL_T_HINT:
         return walk_hint(w, t, type, name, out, state, depth);
     default:
-        return invalid(w->err, "Cannot use %s as a value for %s", msg_term(&w->msg, 1, t), name);
+        return eng_invalidf(w->err, "Cannot use %s as a value for %s", msg_term(&w->msg, 1, t), name);
     }
 }
 
@@ -812,7 +799,7 @@ int cql_term_value(const cql_term *t, const eng_type *type, const char *receiver
         state = &dummy;
     *state = CQL_VALUE;
     if (!out)
-        return invalid(err, "Invalid term");
+        return eng_invalidf(err, "Invalid term");
     walk w = {.mode = W_VALUE, .env = env, .err = err};
     size_t start = out->len;
     int rc = walk_term(&w, t, type, receiver ? receiver : "", out, state, 0);

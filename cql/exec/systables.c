@@ -1174,28 +1174,6 @@ static int spec_keys(const char *names, uint8_t kind, eng_table *t)
     return 0;
 }
 
-/* SELECT * order (engine/schema.h): partition key, clustering, static, regular by name. */
-static int col_order(const void *a, const void *b)
-{
-    const eng_column *x = a, *y = b;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    if (x->kind <= ENG_COL_CLUSTERING)
-        return (x->position > y->position) - (x->position < y->position);
-    return strcmp(x->name, y->name);
-}
-
-/* by_name for eng_table_column_index: a tiny insertion sort (a few dozen columns). */
-static void index_by_name(eng_table *t)
-{
-    for (uint32_t i = 0; i < t->n_cols; i++) {
-        uint32_t j = i;
-        for (; j > 0 && strcmp(t->cols[t->by_name[j - 1]].name, t->cols[i].name) > 0; j--)
-            t->by_name[j] = t->by_name[j - 1];
-        t->by_name[j] = i;
-    }
-}
-
 static void free_descriptor(eng_table *t)
 {
     eng_free(t->ks);
@@ -1211,8 +1189,7 @@ static void free_descriptor(eng_table *t)
         eng_free(t->opts[i].value);
     }
     eng_free(t->opts);
-    eng_free(t->by_name);
-    eng_free(t->by_id);
+    eng_table_index_free(t);
     memset(t, 0, sizeof *t);
 }
 
@@ -1243,19 +1220,14 @@ static int build_descriptor(const sys_spec *sp, eng_table *t)
         rc = spec_keys(sp->ck, ENG_COL_CLUSTERING, t);
     if (rc)
         return rc;
-    qsort(t->cols, t->n_cols, sizeof *t->cols, col_order);
-    t->by_name = eng_malloc(sizeof *t->by_name * t->n_cols);
-    t->by_id = eng_malloc(sizeof *t->by_id * t->n_cols);
-    if (!t->by_name || !t->by_id)
-        return ENG_E_NOMEM;
-    for (uint32_t i = 0; i < t->n_cols; i++) {
+    /* Ids are the columns' places in SELECT * order; eng_table_index keeps that order. */
+    qsort(t->cols, t->n_cols, sizeof *t->cols, eng_column_order);
+    for (uint32_t i = 0; i < t->n_cols; i++)
         t->cols[i].id = i;
-        t->by_id[i] = i;
-        t->n_pk += t->cols[i].kind == ENG_COL_PARTITION;
-        t->n_ck += t->cols[i].kind == ENG_COL_CLUSTERING;
-    }
-    index_by_name(t);
     t->next_col_id = t->n_cols;
+    rc = eng_table_index(t);
+    if (rc)
+        return rc;
     t->gc_grace_s = strcmp(sp->ks, "system_schema") ? 0 : 7 * 24 * 3600;
     system_table_id(sp->ks, sp->name, t->id);
     return 0;

@@ -36,7 +36,7 @@ static int render(const CassValue *v, int nested, int prec, eng_buf *out);
 /* Bytes and text                                                            */
 /* ------------------------------------------------------------------------ */
 
-static void put_hex(const uint8_t *p, size_t len, eng_buf *out)
+void cql_render_hex(const uint8_t *p, size_t len, eng_buf *out)
 {
     static const char digits[] = "0123456789abcdef";
     if (eng_buf_reserve(out, 2 + 2 * len))
@@ -75,7 +75,7 @@ static void put_value_hex(const CassValue *v, eng_buf *out)
     if (value_bytes(v, &p, &len))
         len = 0;
     if (!is_collection(cass_value_type(v))) {
-        put_hex(p, len, out);
+        cql_render_hex(p, len, out);
         return;
     }
     eng_buf whole = ENG_BUF_INIT;
@@ -84,7 +84,7 @@ static void put_value_hex(const CassValue *v, eng_buf *out)
     if (whole.oom)
         out->oom = 1;
     else
-        put_hex(whole.p, whole.len, out);
+        cql_render_hex(whole.p, whole.len, out);
     eng_buf_free(&whole);
 }
 
@@ -117,7 +117,7 @@ static size_t utf8_next(const uint8_t *p, size_t len, uint32_t *cp)
  * (inside collections), then code points 00-1F and 7F-A0 shown as Python's
  * repr escapes (\t, \n, \r, \xNN).
  */
-static int put_text(int ascii, const uint8_t *p, size_t len, int quote, eng_buf *out)
+int cql_render_text_bytes(int ascii, const uint8_t *p, size_t len, int quote, eng_buf *out)
 {
     if (quote)
         eng_buf_put_u8(out, '\'');
@@ -147,9 +147,9 @@ void cql_render_text(const char *s, size_t len, eng_buf *out)
 {
     size_t start = out->len;
     const uint8_t *p = (const uint8_t *)(s ? s : "");
-    if (put_text(0, p, s ? len : 0, 0, out) && !out->oom) {
+    if (cql_render_text_bytes(0, p, s ? len : 0, 0, out) && !out->oom) {
         out->len = start;
-        put_hex(p, s ? len : 0, out);
+        cql_render_hex(p, s ? len : 0, out);
     }
 }
 
@@ -159,7 +159,7 @@ static int render_text(const CassValue *v, int ascii, int quote, eng_buf *out)
     size_t len;
     if (cass_value_get_string(v, &s, &len) != CASS_OK)
         return RENDER_FAIL;
-    return put_text(ascii, (const uint8_t *)s, len, quote, out);
+    return cql_render_text_bytes(ascii, (const uint8_t *)s, len, quote, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -167,7 +167,7 @@ static int render_text(const CassValue *v, int ascii, int quote, eng_buf *out)
 /* ------------------------------------------------------------------------ */
 
 /* format_floating_point_type: '%.*g' with the precision widened for moderate exponents. */
-static void put_floating(double v, int prec, eng_buf *out)
+void cql_render_floating(double v, int prec, eng_buf *out)
 {
     if (isnan(v)) {
         eng_buf_put_str(out, "NaN");
@@ -219,7 +219,7 @@ static int64_t py_timestamp_us(int64_t ms)
  * cqlsh's default '%Y-%m-%d %H:%M:%S.%f%z' in UTC; outside Python's datetime
  * range cqlsh falls back to the raw milliseconds.
  */
-static void put_timestamp(int64_t ms, int quote, eng_buf *out)
+void cql_render_timestamp(int64_t ms, int quote, eng_buf *out)
 {
     /* a day beyond datetime's range cannot round back into it */
     int near = ms > (MIN_DAY - 1) * 86400000 && ms < (MAX_DAY + 2) * 86400000;
@@ -240,7 +240,7 @@ static void put_timestamp(int64_t ms, int quote, eng_buf *out)
                    (int)(us - secs * 1000000), q);
 }
 
-static void put_date(uint32_t raw, eng_buf *out)
+void cql_render_date(uint32_t raw, eng_buf *out)
 {
     int64_t days = (int64_t)raw - 2147483648LL;
     if (days < MIN_DAY || days > MAX_DAY) { /* util.Date falls back to the day count */
@@ -253,7 +253,7 @@ static void put_date(uint32_t raw, eng_buf *out)
     eng_buf_printf(out, "%04lld-%02d-%02d", (long long)y, m, d);
 }
 
-static int put_time(int64_t ns, eng_buf *out)
+int cql_render_time(int64_t ns, eng_buf *out)
 {
     if (ns < 0 || ns >= 86400000000000LL) /* util.Time refuses it */
         return RENDER_FAIL;
@@ -332,7 +332,7 @@ static int render_real(const CassValue *v, CassValueType t, int prec, eng_buf *o
     } else if (cass_value_get_double(v, &d) != CASS_OK) {
         return RENDER_FAIL;
     }
-    put_floating(d, prec, out);
+    cql_render_floating(d, prec, out);
     return 0;
 }
 
@@ -342,15 +342,15 @@ static int render_temporal(const CassValue *v, CassValueType t, int nested, eng_
         cass_uint32_t days;
         if (cass_value_get_uint32(v, &days) != CASS_OK)
             return RENDER_FAIL;
-        put_date(days, out);
+        cql_render_date(days, out);
         return 0;
     }
     cass_int64_t n;
     if (cass_value_get_int64(v, &n) != CASS_OK)
         return RENDER_FAIL;
     if (t == CASS_VALUE_TYPE_TIME)
-        return put_time(n, out);
-    put_timestamp(n, nested, out);
+        return cql_render_time(n, out);
+    cql_render_timestamp(n, nested, out);
     return 0;
 }
 
@@ -593,7 +593,7 @@ static int render_tuple(const CassValue *v, int udt, size_t len, eng_buf *out)
             const char *name;
             size_t name_len;
             if (cass_iterator_get_user_type_field_name(it, &name, &name_len) != CASS_OK ||
-                put_text(0, (const uint8_t *)name, name_len, 0, out)) {
+                cql_render_text_bytes(0, (const uint8_t *)name, name_len, 0, out)) {
                 rc = RENDER_FAIL;
                 break;
             }
@@ -653,7 +653,7 @@ static int render(const CassValue *v, int nested, int prec, eng_buf *out)
         return render_text(v, t == CASS_VALUE_TYPE_ASCII, nested, out);
     case CASS_VALUE_TYPE_BLOB:
     case CASS_VALUE_TYPE_CUSTOM:
-        put_hex(p, len, out);
+        cql_render_hex(p, len, out);
         return 0;
     case CASS_VALUE_TYPE_VARINT:
         eng_text_varint(p, len, out);

@@ -36,4 +36,21 @@ void cql_render_value(const CassValue *value, eng_buf *out);
  */
 void cql_render_text(const char *s, size_t len, eng_buf *out);
 
+/* ---- scalar pieces, shared with the tests' raw-bytes renderer ---- */
+
+/* 0x followed by the bytes in lower-case hex. */
+void cql_render_hex(const uint8_t *p, size_t len, eng_buf *out);
+/* Text with Python's escapes, 'quoted' (quotes doubled) when quote is set; -1 (nothing
+   appended) when it is not strict UTF-8, or not ASCII for an ascii value. */
+int cql_render_text_bytes(int ascii, const uint8_t *p, size_t len, int quote, eng_buf *out);
+/* cqlsh's format_floating_point_type with precision prec (5 for floats and doubles). */
+void cql_render_floating(double v, int prec, eng_buf *out);
+/* A timestamp (ms since the epoch) as "2021-01-01 00:00:00.000000+0000", 'quoted' when quote
+   is set; outside Python's datetime range, the milliseconds. */
+void cql_render_timestamp(int64_t ms, int quote, eng_buf *out);
+/* A date (days since the epoch + 2^31) as "2021-01-01"; outside Python's range, the days. */
+void cql_render_date(uint32_t raw, eng_buf *out);
+/* A time (ns since midnight) as "12:00:00.000000000"; -1 (nothing appended) out of range. */
+int cql_render_time(int64_t ns, eng_buf *out);
+
 #endif

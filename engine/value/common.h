@@ -73,6 +73,9 @@ void eng_err_clear(eng_err *err);
 int eng_errorf(eng_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* eng_errorf with ENG_E_INVALID, the code of most of Cassandra's refusals (InvalidRequest). */
+#define eng_invalidf(err, ...) eng_errorf((err), ENG_E_INVALID, __VA_ARGS__)
+
 /* The native-protocol error code for an engine code (0x0000 for ENG_E_SERVER and above). */
 int eng_err_protocol_code(int code);
 

@@ -24,19 +24,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-static int invalid(eng_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* eng_errorf has no va_list form: format here, then hand over the text. */
-static int invalid(eng_err *err, const char *fmt, ...)
-{
-    char msg[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return eng_errorf(err, ENG_E_INVALID, "%s", msg);
-}
-
 static int nomem(eng_err *err)
 {
     return eng_errorf(err, ENG_E_NOMEM, "out of memory");
@@ -667,14 +654,14 @@ static int parse_timestamp(const char *s, size_t len, int64_t *ms, eng_err *err)
     size_t i = (len && s[0] == '-') ? 1 : 0;
     if (all_digits(s + i, len - i)) {
         if (eng_text_parse_java_int(s, len, INT64_MIN, INT64_MAX, ms))
-            return invalid(err, "Unable to make long (for date) from: '%.*s'", clen(len), s);
+            return eng_invalidf(err, "Unable to make long (for date) from: '%.*s'", clen(len), s);
         return 0;
     }
     ts_fields f;
     for (size_t k = 0; k < ENG_ARRAY_LEN(ts_patterns); k++)
         if (!ts_try(ts_patterns[k], s, len, &f) && !ts_compute(&f, ms))
             return 0;
-    return invalid(err, "Unable to coerce '%.*s' to a formatted date (long)", clen(len), s);
+    return eng_invalidf(err, "Unable to coerce '%.*s' to a formatted date (long)", clen(len), s);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -732,23 +719,23 @@ static int parse_date(const char *s, size_t len, uint32_t *out, eng_err *err)
     if (len && all_digits(s + (s[0] == '-'), len - (s[0] == '-'))) {
         int64_t v;
         if (eng_text_parse_java_int(s, len, INT64_MIN, INT64_MAX, &v) || v < 0 || v > 4294967295LL)
-            return invalid(err, "Unable to make unsigned int (for date) from: '%.*s'", clen(len),
+            return eng_invalidf(err, "Unable to make unsigned int (for date) from: '%.*s'", clen(len),
                            s);
         *out = (uint32_t)v;
         return 0;
     }
     int64_t days, ms;
     if (parse_iso_date(s, len, &days) || __builtin_mul_overflow(days, (int64_t)86400000, &ms))
-        return invalid(err, "Unable to coerce '%.*s' to a formatted date (long)", clen(len), s);
+        return eng_invalidf(err, "Unable to coerce '%.*s' to a formatted date (long)", clen(len), s);
     char lim[40];
     if (days < INT32_MIN) {
         iso_day(INT32_MIN, lim, sizeof lim);
-        return invalid(err, "Input date %.*s is less than min supported date %s", clen(len), s,
+        return eng_invalidf(err, "Input date %.*s is less than min supported date %s", clen(len), s,
                        lim);
     }
     if (days > INT32_MAX) {
         iso_day(INT32_MAX, lim, sizeof lim);
-        return invalid(err, "Input date %.*s is greater than max supported date %s", clen(len), s,
+        return eng_invalidf(err, "Input date %.*s is greater than max supported date %s", clen(len), s,
                        lim);
     }
     *out = (uint32_t)(days + 2147483648LL);
@@ -811,11 +798,11 @@ static int parse_time(const char *s, size_t len, int64_t *out, eng_err *err)
     if (len && all_digits(s + (s[0] == '-'), len - (s[0] == '-'))) {
         if (eng_text_parse_java_int(s, len, INT64_MIN, INT64_MAX, out) || *out < 0 ||
             *out >= 86400000000000LL)
-            return invalid(err, "Unable to make long (for time) from: '%.*s'", clen(len), s);
+            return eng_invalidf(err, "Unable to make long (for time) from: '%.*s'", clen(len), s);
         return 0;
     }
     if (parse_time_text(s, len, out))
-        return invalid(err, "(TimeType) Unable to coerce '%.*s' to a formatted time (long)",
+        return eng_invalidf(err, "(TimeType) Unable to coerce '%.*s' to a formatted time (long)",
                        clen(len), s);
     return 0;
 }
@@ -851,7 +838,7 @@ typedef struct dur_builder {
 static int dur_check(int64_t units, int64_t limit, const char *name, eng_err *err)
 {
     if (units > limit)
-        return invalid(err, "Invalid duration. The total number of %s must be less or equal to %d",
+        return eng_invalidf(err, "Invalid duration. The total number of %s must be less or equal to %d",
                        name, INT32_MAX);
     return 0;
 }
@@ -859,10 +846,10 @@ static int dur_check(int64_t units, int64_t limit, const char *name, eng_err *er
 static int dur_add(dur_builder *b, int unit, int64_t n, eng_err *err)
 {
     if (unit == b->unit)
-        return invalid(err, "Invalid duration. The %s are specified multiple times",
+        return eng_invalidf(err, "Invalid duration. The %s are specified multiple times",
                        unit_names[unit]);
     if (unit < b->unit)
-        return invalid(err, "Invalid duration. The %s should be after %s", unit_names[b->unit],
+        return eng_invalidf(err, "Invalid duration. The %s should be after %s", unit_names[b->unit],
                        unit_names[unit]);
     b->unit = unit;
     static const int64_t per_nano[] = {3600000000000LL, 60000000000LL, 1000000000LL,
@@ -934,7 +921,7 @@ static int dur_standard(const char *s, size_t len, dur_builder *b, eng_err *err)
                 unit = dur_units[k].unit, ulen = n;
         }
         if (!unit)
-            return invalid(err, "Unable to convert '%.*s' to a duration", clen(len), s);
+            return eng_invalidf(err, "Unable to convert '%.*s' to a duration", clen(len), s);
         int64_t v;
         int rc = dur_number(s + pos, d - pos, &v, err);
         if (rc || (rc = dur_add(b, unit, v, err)))
@@ -966,7 +953,7 @@ static int dur_iso_alternative(const char *s, size_t len, dur_builder *b, eng_er
     for (size_t i = 0; ok && i < len; i++)
         ok = shape[i] == '0' ? (s[i] >= '0' && s[i] <= '9') : s[i] == shape[i];
     if (!ok)
-        return invalid(err, "Unable to convert '%.*s' to a duration", clen(len), s);
+        return eng_invalidf(err, "Unable to convert '%.*s' to a duration", clen(len), s);
     static const struct {
         size_t at, n;
         int unit;
@@ -988,7 +975,7 @@ static int dur_iso(const char *s, size_t len, dur_builder *b, eng_err *err)
     int rc;
     if (s[len - 1] == 'W') {
         if (!iso_group(s, len, &pos, 'W', &a, &e) || pos != len)
-            return invalid(err, "Unable to convert '%.*s' to a duration", clen(len), s);
+            return eng_invalidf(err, "Unable to convert '%.*s' to a duration", clen(len), s);
         return (rc = dur_number(s + a, e - a, &v, err)) ? rc : dur_add(b, U_WEEKS, v, err);
     }
     if (memchr(s, '-', len))
@@ -1004,7 +991,7 @@ static int dur_iso(const char *s, size_t len, dur_builder *b, eng_err *err)
             have[i] = iso_group(s, len, &pos, letters[i], &span[i][0], &span[i][1]);
     }
     if (pos != len)
-        return invalid(err, "Unable to convert '%.*s' to a duration", clen(len), s);
+        return eng_invalidf(err, "Unable to convert '%.*s' to a duration", clen(len), s);
     static const int units[6] = {U_YEARS, U_MONTHS, U_DAYS, U_HOURS, U_MINUTES, U_SECONDS};
     for (int i = 0; i < 6; i++)
         if (have[i] && ((rc = dur_number(s + span[i][0], span[i][1] - span[i][0], &v, err)) ||
@@ -1021,7 +1008,7 @@ static int parse_duration(const char *s, size_t len, eng_buf *out, eng_err *err)
     dur_builder b = {0, 0, 0, 0};
     int rc = len && s[0] == 'P' ? dur_iso(s, len, &b, err)
              : len              ? dur_standard(s, len, &b, err)
-                                : invalid(err, "Unable to convert '' to a duration");
+                                : eng_invalidf(err, "Unable to convert '' to a duration");
     if (rc)
         return rc;
     int64_t sign = neg ? -1 : 1;
@@ -1173,7 +1160,7 @@ static int from_string_int(int kind, const char *s, size_t len, eng_buf *out, en
     int bits = ints[k].bytes * 8;
     int64_t max = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1, v;
     if (eng_text_parse_java_int(s, len, -max - 1, max, &v))
-        return invalid(err, "Unable to make %s from '%.*s'", ints[k].name, clen(len), s);
+        return eng_invalidf(err, "Unable to make %s from '%.*s'", ints[k].name, clen(len), s);
     put_be(out, (uint64_t)v, ints[k].bytes);
     return 0;
 }
@@ -1182,7 +1169,7 @@ static int from_string_float(int kind, const char *s, size_t len, eng_buf *out, 
 {
     double d;
     if (eng_text_parse_java_float(s, len, kind == ENG_FLOAT, &d))
-        return invalid(err, "Unable to make %s from '%.*s'", kind == ENG_FLOAT ? "float" : "double",
+        return eng_invalidf(err, "Unable to make %s from '%.*s'", kind == ENG_FLOAT ? "float" : "double",
                        clen(len), s);
     if (kind == ENG_FLOAT) {
         float f = (float)d;
@@ -1202,7 +1189,7 @@ static int from_string_ascii(const char *s, size_t len, eng_buf *out, eng_err *e
 {
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)s[i] >= 0x80)
-            return invalid(err,
+            return eng_invalidf(err,
                            "Invalid ASCII character in string literal: "
                            "java.nio.charset.UnmappableCharacterException: Input length = %d",
                            (unsigned char)s[i] >= 0xF0 ? 2 : 1);
@@ -1215,10 +1202,10 @@ static int from_string_uuid(int kind, const char *s, size_t len, eng_buf *out, e
     uint8_t u[16];
     if (eng_text_parse_uuid(s, len, u))
         return kind == ENG_TIMEUUID
-                   ? invalid(err, "Unknown timeuuid representation: %.*s", clen(len), s)
-                   : invalid(err, "Unable to make UUID from '%.*s'", clen(len), s);
+                   ? eng_invalidf(err, "Unknown timeuuid representation: %.*s", clen(len), s)
+                   : eng_invalidf(err, "Unable to make UUID from '%.*s'", clen(len), s);
     if (kind == ENG_TIMEUUID && (u[6] >> 4) != 1)
-        return invalid(err, "TimeUUID supports only version 1 UUIDs");
+        return eng_invalidf(err, "TimeUUID supports only version 1 UUIDs");
     eng_buf_put(out, u, 16);
     return 0;
 }
@@ -1269,15 +1256,15 @@ static int from_string_other(int kind, const char *s, size_t len, eng_buf *out, 
     switch (kind) {
     case ENG_VARINT:
         if ((rc = parse_varint(s, len, out)) < 0)
-            return invalid(err, "unable to make int from '%.*s'", clen(len), s);
+            return eng_invalidf(err, "unable to make int from '%.*s'", clen(len), s);
         return rc ? nomem(err) : 0;
     case ENG_DECIMAL:
         if ((rc = parse_decimal(s, len, out)) < 0)
-            return invalid(err, "unable to make BigDecimal from '%.*s'", clen(len), s);
+            return eng_invalidf(err, "unable to make BigDecimal from '%.*s'", clen(len), s);
         return rc ? nomem(err) : 0;
     case ENG_INET:
         if (parse_inet(s, len, addr, &n))
-            return invalid(err, "Unable to make inet address from '%.*s'", clen(len), s);
+            return eng_invalidf(err, "Unable to make inet address from '%.*s'", clen(len), s);
         eng_buf_put(out, addr, n);
         return 0;
     case ENG_DURATION:
@@ -1288,18 +1275,18 @@ static int from_string_other(int kind, const char *s, size_t len, eng_buf *out, 
         else if (len == 4 && ieq(s, len, "true"))
             eng_buf_put_u8(out, 1);
         else
-            return invalid(err, "Unable to make boolean from '%.*s'", clen(len), s);
+            return eng_invalidf(err, "Unable to make boolean from '%.*s'", clen(len), s);
         return 0;
     case ENG_BLOB:
     case ENG_CUSTOM:
         if (eng_text_parse_hex(s, len, out))
-            return invalid(err, "cannot parse '%.*s' as hex bytes", clen(len), s);
+            return eng_invalidf(err, "cannot parse '%.*s' as hex bytes", clen(len), s);
         return 0;
     default: {
         eng_buf name = ENG_BUF_INIT;
         eng_buf_put_str(&name, eng_kind_name(kind) ? eng_kind_name(kind) : "this type");
         const char *t = eng_buf_cstr(&name);
-        rc = invalid(err, "Unable to make a %s value from '%.*s'", t ? t : "", clen(len), s);
+        rc = eng_invalidf(err, "Unable to make a %s value from '%.*s'", t ? t : "", clen(len), s);
         eng_buf_free(&name);
         return rc;
     }
@@ -1321,7 +1308,7 @@ static int tuple_from_string(const eng_type *type, const char *s, size_t len, en
         eng_type_to_cql(type, &name);
         const char *tn = eng_buf_cstr(&name);
         int rc =
-            invalid(err, "Invalid tuple literal: too many elements. Type %s expects %d but got %d",
+            eng_invalidf(err, "Invalid tuple literal: too many elements. Type %s expects %d but got %d",
                     tn ? tn : "", type->n_sub, parts);
         eng_buf_free(&name);
         return rc;
@@ -1356,7 +1343,7 @@ int eng_text_from_string(const eng_type *type, const char *s, size_t len, eng_bu
                          eng_err *err)
 {
     if (!type || (!s && len))
-        return invalid(err, "Invalid value");
+        return eng_invalidf(err, "Invalid value");
     if (!s)
         s = "";
     int kind = type->kind, rc;
@@ -1800,12 +1787,12 @@ int eng_text_to_string(const eng_type *type, const uint8_t *p, size_t len, eng_b
                        eng_err *err)
 {
     if (!type || (!p && len))
-        return invalid(err, "Invalid value");
+        return eng_invalidf(err, "Invalid value");
     if (eng_type_is_collection(type) || type->kind == ENG_TUPLE || type->kind == ENG_UDT) {
         eng_buf name = ENG_BUF_INIT;
         eng_type_to_cql(type, &name);
         const char *tn = eng_buf_cstr(&name);
-        int rc = invalid(err, "%s values have no text form", tn ? tn : "");
+        int rc = eng_invalidf(err, "%s values have no text form", tn ? tn : "");
         eng_buf_free(&name);
         return rc;
     }
