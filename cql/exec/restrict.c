@@ -791,18 +791,45 @@ int cql_restrict_key_values(cql_exec *x, const cql_restrictions *r, int n, const
 
 /* ---- execution: IN combinations ---- */
 
+/* The number of combinations of columns [from, from + n), saturating at UINT64_MAX
+   (far above the limit, so a saturated count is always refused). */
 static uint64_t combinations(const cql_key_values *kv, int from, int n)
 {
     uint64_t total = 1;
-    for (int i = from; i < from + n; i++)
-        total *= (uint64_t)kv[i].n;
+    for (int i = from; i < from + n; i++) {
+        uint64_t k = (uint64_t)kv[i].n;
+        if (k && total > UINT64_MAX / k)
+            return UINT64_MAX;
+        total *= k;
+    }
     return total;
 }
 
-static int too_many(cql_exec *x, uint64_t n)
+/* Refuses a statement naming more than MAX_IN_COMBINATIONS keys. The message
+   gives the exact product of the IN list sizes of columns [from, from + n),
+   computed in decimal so that no count wraps however many lists there are. */
+static int too_many(cql_exec *x, const cql_key_values *kv, int from, int n)
 {
-    return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
-                      (unsigned long long)n);
+    char digits[1024]; /* little-endian decimal digits: 64 lists of 2^31 values need 600 */
+    size_t len = 1;
+    digits[0] = 1;
+    for (int i = from; i < from + n; i++) {
+        uint64_t carry = 0;
+        for (size_t d = 0; d < len; d++) {
+            carry += (uint64_t)digits[d] * (uint64_t)kv[i].n;
+            digits[d] = (char)(carry % 10);
+            carry /= 10;
+        }
+        while (carry && len < sizeof digits) {
+            digits[len++] = (char)(carry % 10);
+            carry /= 10;
+        }
+    }
+    char text[sizeof digits + 1];
+    for (size_t d = 0; d < len; d++)
+        text[d] = (char)('0' + digits[len - 1 - d]);
+    text[len] = 0;
+    return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%s)", text);
 }
 
 void cql_restrict_combination(const cql_key_values *kv, int from, int n, uint64_t idx,
@@ -819,12 +846,13 @@ int cql_restrict_write_count(cql_exec *x, const cql_restrictions *r, const cql_k
                              int rows, uint32_t *n_parts, uint32_t *n_rows)
 {
     const eng_table *t = r->t;
-    /* Known issue, fixed separately: a modification counts in 32 bits, so 2^32 combinations
-       or more wrap around instead of being refused. */
-    *n_parts = (uint32_t)combinations(kv, 0, t->n_pk);
+    int n_keys = t->n_pk + (rows ? r->n_ck_eq : 0); /* every key column the write names */
+    uint64_t parts = combinations(kv, 0, t->n_pk);
+    uint64_t total = combinations(kv, 0, n_keys);
+    if (total > MAX_IN_COMBINATIONS)
+        return too_many(x, kv, 0, n_keys);
+    *n_parts = (uint32_t)parts;
     *n_rows = rows ? (uint32_t)combinations(kv, t->n_pk, r->n_ck_eq) : 0;
-    if (*n_parts * (uint64_t)(*n_rows ? *n_rows : 1) > MAX_IN_COMBINATIONS)
-        return too_many(x, (uint64_t)*n_parts * *n_rows); /* (says 0 when no row is written) */
     return 0;
 }
 
@@ -834,7 +862,7 @@ static int product(cql_exec *x, const cql_key_values *kv, int from, int n, eng_v
 {
     uint64_t total = combinations(kv, from, n);
     if (total > MAX_IN_COMBINATIONS)
-        return too_many(x, total);
+        return too_many(x, kv, from, n);
     eng_val **tuples = eng_arena_alloc(&x->arena, (size_t)(total ? total : 1) * sizeof *tuples);
     if (!tuples)
         return oom(x);
