@@ -56,8 +56,9 @@ typedef struct eng_db_options {
  */
 int eng_db_open(const char *path, const eng_db_options *opts, eng_db **out, eng_err *err);
 /*
- * Opens a new database in a fresh temporary directory on a memory-backed
- * file system when there is one (/dev/shm), removed by the last close.
+ * Opens a new database in a fresh temporary directory, removed by the last
+ * close: on /dev/shm (memory) when it has room, else in $TMPDIR or /tmp.
+ * A file system with no room left is an ENG_E_IO saying the disk is full.
  */
 int eng_db_open_temp(const eng_db_options *opts, eng_db **out, eng_err *err);
 /* Drops one reference; the last one closes the environment. NULL is a no-op. */

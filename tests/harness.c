@@ -92,6 +92,23 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     _exit(1);
 }
 
+/* The exit status of a skipped test's child. */
+#define SKIP_STATUS 77
+
+void test_skip(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, "# skipped: %s\n", msg);
+    fflush(stdout);
+    if (tmpdir[0])
+        remove_tree(tmpdir);
+    _exit(SKIP_STATUS);
+}
+
 static int selected(const char *name, int argc, char **argv)
 {
     if (argc < 2)
@@ -110,7 +127,7 @@ int main(int argc, char **argv)
     int timeout = t ? atoi(t) : 120;
     const char *suite = strrchr(argv[0], '/');
     suite = suite ? suite + 1 : argv[0];
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < n_tests; i++) {
         if (!selected(tests[i].name, argc, argv))
             continue;
@@ -129,6 +146,9 @@ int main(int argc, char **argv)
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
             printf("ok - %s\n", tests[i].name);
             passed++;
+        } else if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
+            printf("skip - %s\n", tests[i].name);
+            skipped++;
         } else {
             if (WIFSIGNALED(status))
                 printf("FAIL - %s: killed by signal %d%s (seed=%" PRIu64 ")\n", tests[i].name,
@@ -138,7 +158,10 @@ int main(int argc, char **argv)
             failed++;
         }
     }
-    printf("%s: %d passed, %d failed\n", suite, passed, failed);
+    if (skipped)
+        printf("%s: %d passed, %d failed, %d skipped\n", suite, passed, failed, skipped);
+    else
+        printf("%s: %d passed, %d failed\n", suite, passed, failed);
     return failed ? 1 : 0;
 }
 

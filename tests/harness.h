@@ -21,6 +21,8 @@ typedef void (*test_fn)(void);
 void test_register(const char *name, test_fn fn);
 void test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
+/* Ends the test as skipped, saying why (a facility the machine lacks: mounts, root). */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Seed for this test (CASSETTE_SEED or time-derived), printed if the test fails. */
 uint64_t test_seed(void);
 /* xorshift64* over a caller-held state */

@@ -1,7 +1,7 @@
 /*
  * The embedded backend (backend.h): the contact points "file:DIR" (a
  * database directory, created when missing) and "memory:" (a database in a
- * temporary directory, on /dev/shm when there is one, gone at close), run by
+ * temporary directory, on /dev/shm when it has room, gone at close), run by
  * the CQL executor in the calling thread. The only file of the driver that
  * sees the executor and the engine.
  *

@@ -167,7 +167,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
         if (again == ENG_RESTART || again == GROUP_RERUN)
             continue;
         if (mrc) {
-            rc = eng_lmdb_err(&e, mrc, "commit");
+            rc = eng_lmdb_write_err(db, &e, mrc, "commit");
             for (eng_job *j = jobs; n--; j = j->next)
                 if (j->rc == 0) {
                     j->rc = rc;
@@ -386,7 +386,7 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
             if (mrc == MDB_MAP_FULL)
                 full = 1;
             else if (mrc)
-                rc = eng_lmdb_err(&local, mrc, "commit");
+                rc = eng_lmdb_write_err(db, &local, mrc, "commit");
         } else {
             full = rc == ENG_MAP_FULL;
             mdb_txn_abort(txn);

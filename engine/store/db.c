@@ -9,18 +9,24 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define DEFAULT_MAP_SIZE ((size_t)256 << 20)
 #define MAX_MAP_SIZE (UINT64_C(1) << 46) /* 64 TiB: half of x86-64 user address space */
 #define DEFAULT_MAX_TABLES 1024
 #define DEFAULT_SYNC_PERIOD_MS 1000
+#define MAX_READERS 1024
+/* The size LMDB gives lock.mdb for MAX_READERS: a header of three cache lines
+   holding the first reader slot, then one cache line per further reader. */
+#define LOCK_FILE_BYTES ((off_t)(MAX_READERS - 1) * 64 + 192)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static eng_db *registry;
@@ -104,6 +110,35 @@ static void destroy(eng_db *db)
     eng_free(db);
 }
 
+/*
+ * Gives lock.mdb its blocks before LMDB maps it. LMDB extends a new lock file
+ * with ftruncate, which allocates nothing, and then writes its header through
+ * the map: on a full file system that write is a SIGBUS instead of an error.
+ * Allocated here, the lack of space is ENOSPC from posix_fallocate. An
+ * existing file keeps its size (a process using it has mapped that size) and
+ * only has its holes filled; a new one gets the size LMDB would give it, and
+ * LMDB adopts whatever size it finds.
+ */
+static int reserve_lock_file(const char *dir, eng_err *err)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/lock.mdb", dir) >= (int)sizeof path)
+        return eng_errorf(err, ENG_E_IO, "cannot open database directory %s: %s", dir,
+                          strerror(ENAMETOOLONG));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) /* read-only or missing: mdb_env_open reports it */
+        return 0;
+    struct stat st;
+    int rc = fstat(fd, &st) ? errno : 0;
+    if (!rc)
+        rc = posix_fallocate(fd, 0, st.st_size ? st.st_size : LOCK_FILE_BYTES);
+    close(fd);
+    if (rc == ENOSPC || rc == EDQUOT)
+        return eng_errorf(err, ENG_E_IO, "cannot open database directory %s: %s", dir,
+                          strerror(rc));
+    return 0; /* any other failure is LMDB's to report, as it would without this step */
+}
+
 static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
 {
     int rc = mdb_env_create(&db->env);
@@ -125,11 +160,13 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
     else if (db->durability == ENG_DURABLE_NONE)
         flags |= MDB_NOSYNC | MDB_NOMETASYNC;
     if ((rc = mdb_env_set_maxdbs(db->env, maxdbs + 1)) ||
-        (rc = mdb_env_set_maxreaders(db->env, 1024)) ||
+        (rc = mdb_env_set_maxreaders(db->env, MAX_READERS)) ||
         (rc = mdb_env_set_mapsize(db->env, db->map_size)))
         return eng_lmdb_err(err, rc, "configure environment");
+    if ((rc = reserve_lock_file(db->path, err)))
+        return rc;
     if ((rc = mdb_env_open(db->env, db->path, flags, 0644))) {
-        if (rc == EACCES || rc == ENOENT || rc == EROFS)
+        if (rc == EACCES || rc == ENOENT || rc == EROFS || rc == ENOSPC || rc == EDQUOT)
             return eng_errorf(err, ENG_E_IO, "cannot open database directory %s: %s", db->path,
                               strerror(rc));
         return eng_lmdb_err(err, rc, "open environment");
@@ -145,7 +182,7 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
         return eng_lmdb_err(err, rc, "open catalog");
     }
     if ((rc = mdb_txn_commit(txn)))
-        return eng_lmdb_err(err, rc, "commit");
+        return eng_lmdb_write_err(db, err, rc, "commit");
     if ((rc = eng_db_reload_schema(db, err)))
         return rc;
     if (db->durability == ENG_DURABLE_NONE || (opts && opts->no_group_commit))
@@ -219,22 +256,53 @@ int eng_db_open(const char *path, const eng_db_options *opts, eng_db **out, eng_
     return open_path(path, 0, opts, out, err);
 }
 
+/* A temporary database goes where there is room for more than its first pages. */
+#define TEMP_MIN_FREE ((uint64_t)8 << 20)
+
+static int has_room(const char *dir)
+{
+    struct statvfs fs;
+    return access(dir, W_OK) == 0 && statvfs(dir, &fs) == 0 &&
+           (uint64_t)fs.f_bavail * fs.f_frsize >= TEMP_MIN_FREE;
+}
+
+/*
+ * In the first of /dev/shm (memory), $TMPDIR and /tmp that has room: chosen
+ * by free space, not by writability alone, since a full /dev/shm (64 MiB in
+ * many containers) is writable. When every one is short of room the database
+ * is still tried in each, and the first failure is the one reported.
+ */
 int eng_db_open_temp(const eng_db_options *opts, eng_db **out, eng_err *err)
 {
-    char dir[PATH_MAX];
-    struct stat st;
-    const char *base = stat("/dev/shm", &st) == 0 && access("/dev/shm", W_OK) == 0
-                           ? "/dev/shm"
-                           : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    snprintf(dir, sizeof dir, "%s/cassette-XXXXXX", base);
-    if (!mkdtemp(dir))
-        return eng_errorf(err, ENG_E_IO, "cannot create a temporary directory in %s: %s", base,
-                          strerror(errno));
+    const char *tmp = getenv("TMPDIR");
+    const char *bases[] = {"/dev/shm", tmp && *tmp ? tmp : "/tmp", "/tmp"};
+    int n_bases = tmp && *tmp && strcmp(tmp, "/tmp") ? 3 : 2;
     eng_db_options o = opts ? *opts : (eng_db_options){0};
-    int rc = open_path(dir, 1, &o, out, err);
-    if (rc)
-        remove_dir(dir);
-    return rc;
+    eng_err first;
+    eng_err_clear(&first);
+    for (int roomy = 1; roomy >= 0; roomy--) {
+        for (int i = 0; i < n_bases; i++) {
+            if (has_room(bases[i]) != roomy)
+                continue;
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%s/cassette-XXXXXX", bases[i]);
+            if (!mkdtemp(dir)) {
+                eng_errorf(&first, ENG_E_IO, "cannot create a temporary directory in %s: %s",
+                           bases[i], strerror(errno));
+                continue;
+            }
+            eng_err e;
+            eng_err_clear(&e);
+            if (open_path(dir, 1, &o, out, &e) == 0)
+                return 0;
+            remove_dir(dir);
+            if (!first.code)
+                first = e;
+        }
+    }
+    if (err && !err->code)
+        *err = first;
+    return first.code ? first.code : eng_errorf(err, ENG_E_IO, "no temporary directory");
 }
 
 void eng_db_close(eng_db *db)

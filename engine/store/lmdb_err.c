@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <lmdb.h>
+#include <string.h>
+#include <sys/statvfs.h>
 
 #include "engine/store/store_int.h"
 
@@ -16,6 +18,9 @@ int eng_lmdb_err(eng_err *err, int rc, const char *what)
         return eng_errorf(err, ENG_E_NOMEM, "out of memory (%s)", what);
     case MDB_MAP_FULL:
         return eng_errorf(err, ENG_MAP_FULL, "database map is full (%s)", what);
+    case ENOSPC:
+    case EDQUOT:
+        return eng_errorf(err, ENG_E_IO, "the disk is full (%s: %s)", what, strerror(rc));
     case MDB_READERS_FULL:
         return eng_errorf(err, ENG_E_BUSY, "too many concurrent readers (%s)", what);
     case MDB_CORRUPTED:
@@ -27,4 +32,23 @@ int eng_lmdb_err(eng_err *err, int rc, const char *what)
     default:
         return eng_errorf(err, ENG_E_IO, "storage error (%s: %s)", what, mdb_strerror(rc));
     }
+}
+
+/* Below this much room a write that stopped short is taken for the disk filling. */
+#define NEARLY_FULL_BYTES ((uint64_t)1 << 20)
+
+static int nearly_full(const char *path)
+{
+    struct statvfs fs;
+    return path && statvfs(path, &fs) == 0 &&
+           (uint64_t)fs.f_bavail * fs.f_frsize < NEARLY_FULL_BYTES;
+}
+
+int eng_lmdb_write_err(const eng_db *db, eng_err *err, int rc, const char *what)
+{
+    /* LMDB reports a write(2) that wrote part of its pages as EIO: on a file
+       system left without room, that is the disk filling, not the device failing. */
+    if (rc == EIO && nearly_full(db->path))
+        rc = ENOSPC;
+    return eng_lmdb_err(err, rc, what);
 }

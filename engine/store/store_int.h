@@ -56,6 +56,8 @@ struct eng_db {
 
 /* Maps an LMDB return code to an engine error with a message naming `what` (lmdb_err.c). */
 int eng_lmdb_err(eng_err *err, int rc, const char *what);
+/* eng_lmdb_err for a failed commit of db: a short write on a full disk says the disk is full. */
+int eng_lmdb_write_err(const eng_db *db, eng_err *err, int rc, const char *what);
 
 /* mdb_txn_begin that adopts a map another process grew (txn.c); the caller holds the resize
    lock shared. Returns an LMDB code. */
