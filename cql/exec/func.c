@@ -299,9 +299,13 @@ static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg,
     case FN_TO_TIMESTAMP:
         put_timestamp(out, ms);
         return 0;
-    case FN_TO_DATE:
-        put_date(out, floor_div(ms, 86400000));
+    case FN_TO_DATE: {
+        uint32_t date;
+        if (eng_text_date_of_days(floor_div(ms, 86400000), NULL, 0, &date, x->err))
+            return x->err->code;
+        eng_buf_put_be32(out, date);
         return 0;
+    }
     default: /* FN_TO_UNIX */
         eng_buf_put_be64(out, (uint64_t)ms);
         return 0;

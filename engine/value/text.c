@@ -727,19 +727,30 @@ static int parse_date(const char *s, size_t len, uint32_t *out, eng_err *err)
     int64_t days, ms;
     if (parse_iso_date(s, len, &days) || __builtin_mul_overflow(days, (int64_t)86400000, &ms))
         return eng_invalidf(err, "Unable to coerce '%.*s' to a formatted date (long)", clen(len), s);
-    char lim[40];
-    if (days < INT32_MIN) {
-        iso_day(INT32_MIN, lim, sizeof lim);
-        return eng_invalidf(err, "Input date %.*s is less than min supported date %s", clen(len), s,
-                       lim);
+    return eng_text_date_of_days(days, s, len, out, err);
+}
+
+int eng_text_date_of_days(int64_t days, const char *src, size_t src_len, uint32_t *out,
+                          eng_err *err)
+{
+    if (days >= INT32_MIN && days <= INT32_MAX) {
+        *out = (uint32_t)(days + 2147483648LL);
+        return 0;
     }
-    if (days > INT32_MAX) {
-        iso_day(INT32_MAX, lim, sizeof lim);
-        return eng_invalidf(err, "Input date %.*s is greater than max supported date %s", clen(len), s,
-                       lim);
+    char lim[40], day[40];
+    if (!src) { /* LocalDate.toString of the day: yyyy-MM-dd, signed beyond four digits */
+        int64_t y;
+        int m, d;
+        eng_civil_from_days(days, &y, &m, &d);
+        snprintf(day, sizeof day, y > 9999 ? "+%lld-%02d-%02d" : y < 0 ? "-%04lld-%02d-%02d"
+                                                                      : "%04lld-%02d-%02d",
+                 (long long)(y < 0 ? -y : y), m, d);
+        src = day;
+        src_len = strlen(day);
     }
-    *out = (uint32_t)(days + 2147483648LL);
-    return 0;
+    iso_day(days < 0 ? INT32_MIN : INT32_MAX, lim, sizeof lim);
+    return eng_invalidf(err, "Input date %.*s is %s supported date %s", clen(src_len), src,
+                        days < 0 ? "less than min" : "greater than max", lim);
 }
 
 /* Integer.parseInt of s[a..b) as an int. */
@@ -1637,7 +1648,10 @@ static void julian_from_days(int64_t days, int64_t *y, int *m, int *d)
  */
 void eng_text_timestamp(int64_t ms, char sep, eng_buf *out)
 {
-    int64_t days = floor_div(ms, 86400000), tod = ms - days * 86400000, y;
+    /* the time of day from the remainder: days * 86400000 overflows near INT64_MIN */
+    int64_t days = floor_div(ms, 86400000), tod = ms % 86400000, y;
+    if (tod < 0)
+        tod += 86400000;
     int m, d;
     if (days >= eng_days_from_civil(1582, 10, 15))
         eng_civil_from_days(days, &y, &m, &d);

@@ -83,6 +83,10 @@ int eng_text_parse_uuid(const char *s, size_t len, uint8_t out[16]);
 
 /* ---- calendars ---- */
 
+/* A date value (days + 2^31) of a day count, or Cassandra's "Input date ... is less than
+   min supported date ..." naming src (NULL: the day itself) when the day is out of range. */
+int eng_text_date_of_days(int64_t days, const char *src, size_t src_len, uint32_t *out,
+                          eng_err *err);
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
 int64_t eng_days_from_civil(int64_t y, int m, int d);
 void eng_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
