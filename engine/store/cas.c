@@ -69,7 +69,8 @@ static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found
         return 0;
     if (rc)
         return eng_lmdb_err(s->err, rc, "read row");
-    return eng_row_decode(v.mv_data, v.mv_size, row, &s->arena, s->err);
+    return eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key->p, key->len), row,
+                          &s->arena, s->err);
 }
 
 static int load_partition(cas_state *s, const eng_cas *cas)
@@ -84,7 +85,8 @@ static int load_partition(cas_state *s, const eng_cas *cas)
     eng_pheader_init(&s->header);
     int mrc = key.oom ? ENOMEM : mdb_get(s->txn, s->dbi, &k, &v);
     if (mrc == 0)
-        rc = eng_pheader_decode(v.mv_data, v.mv_size, &s->header, &s->arena, s->err);
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key.p, key.len),
+                                &s->header, &s->arena, s->err);
     else if (mrc != MDB_NOTFOUND)
         rc = eng_lmdb_err(s->err, mrc, "read partition header");
     if (!rc && s->t->has_static) {
@@ -125,7 +127,9 @@ static int first_live_row(cas_state *s, target *tg)
         if (!inside)
             break;
         eng_row row;
-        if ((rc = eng_row_decode(v.mv_data, v.mv_size, &row, &s->arena, s->err)))
+        if ((rc = eng_row_decode(v.mv_data, v.mv_size,
+                                 eng_storage_seal(s->t, k.mv_data, k.mv_size), &row, &s->arena,
+                                 s->err)))
             break;
         size_t off = lo.len;
         eng_deletion cov =

@@ -53,7 +53,8 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
 {
     eng_arena_reset(arena);
     eng_row row;
-    int rc = eng_row_decode(v->mv_data, v->mv_size, &row, arena, err);
+    uint64_t seal = eng_storage_seal(t, k->mv_data, k->mv_size);
+    int rc = eng_row_decode(v->mv_data, v->mv_size, seal, &row, arena, err);
     if (rc)
         return rc;
     st->rows_seen++;
@@ -64,7 +65,7 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
     int changed = 0;
     drop_dead_columns(t, &row, &changed);
     eng_buf_reset(out);
-    eng_row_encode(&row, out);
+    eng_row_encode(&row, seal, out);
     size_t before = out->len;
     const uint8_t *old_body = v->mv_data;
     int empty = eng_row_purge(&row, &covering, now_s, gc_before);
@@ -74,7 +75,7 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
         return mrc ? eng_lmdb_err(err, mrc, "purge row") : 0;
     }
     eng_buf_reset(out);
-    eng_row_encode(&row, out);
+    eng_row_encode(&row, seal, out);
     if (out->oom)
         return eng_errorf(err, ENG_E_NOMEM, "out of memory in purge");
     if (!changed && out->len == before && before == v->mv_size &&
@@ -87,7 +88,7 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
 }
 
 /* Drops the header's deletions that are past gc_grace; rewrites or deletes it. */
-static int finish_header(MDB_txn *txn, MDB_dbi dbi, const eng_buf *hkey, eng_pheader *h,
+static int finish_header(MDB_txn *txn, const eng_table *t, const eng_buf *hkey, eng_pheader *h,
                          int64_t gc_before, eng_buf *out, eng_err *err)
 {
     eng_pheader n = *h;
@@ -103,14 +104,14 @@ static int finish_header(MDB_txn *txn, MDB_dbi dbi, const eng_buf *hkey, eng_phe
     MDB_val k = {hkey->len, hkey->p};
     int mrc;
     if (n.partition_del.ts_us == ENG_TS_NONE && n.n_rts == 0) {
-        mrc = mdb_del(txn, dbi, &k, NULL);
+        mrc = mdb_del(txn, t->dbi, &k, NULL);
     } else {
         eng_buf_reset(out);
-        eng_pheader_encode(&n, out);
+        eng_pheader_encode(&n, eng_storage_seal(t, hkey->p, hkey->len), out);
         if (out->oom)
             return eng_errorf(err, ENG_E_NOMEM, "out of memory in purge");
         MDB_val v = {out->len, out->p};
-        mrc = mdb_put(txn, dbi, &k, &v, 0);
+        mrc = mdb_put(txn, t->dbi, &k, &v, 0);
     }
     return mrc ? eng_lmdb_err(err, mrc, "rewrite partition header") : 0;
 }
@@ -160,7 +161,7 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
         int new_partition = plen != prefix.len || memcmp(k.mv_data, prefix.p, plen) != 0;
         if (new_partition) {
             if (have_header)
-                rc = finish_header(txn, t->dbi, &hkey, &h, gc_before, &out, err);
+                rc = finish_header(txn, t, &hkey, &h, gc_before, &out, err);
             if (rc)
                 break;
             if (n >= KEYS_PER_TXN) {
@@ -177,7 +178,8 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
         }
         uint8_t kind = ((const uint8_t *)k.mv_data)[plen];
         if (kind == ENG_KIND_HEADER) {
-            rc = eng_pheader_decode(v.mv_data, v.mv_size, &h, &harena, err);
+            rc = eng_pheader_decode(v.mv_data, v.mv_size,
+                                    eng_storage_seal(t, k.mv_data, k.mv_size), &h, &harena, err);
             eng_buf_reset(&hkey);
             eng_buf_put(&hkey, k.mv_data, k.mv_size);
             have_header = 1;
@@ -192,7 +194,7 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
     if (!rc && mrc == MDB_NOTFOUND) {
         a->finished = 1;
         if (have_header)
-            rc = finish_header(txn, t->dbi, &hkey, &h, gc_before, &out, err);
+            rc = finish_header(txn, t, &hkey, &h, gc_before, &out, err);
     } else if (!rc && mrc) {
         rc = eng_lmdb_err(err, mrc, "purge scan");
     }

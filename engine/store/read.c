@@ -460,7 +460,8 @@ static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
 {
     eng_arena_reset(&r->row_arena);
     eng_row row;
-    int rc = eng_row_decode(v->mv_data, v->mv_size, &row, &r->row_arena, r->err);
+    int rc = eng_row_decode(v->mv_data, v->mv_size, eng_storage_seal(r->t, k->mv_data, k->mv_size),
+                            &row, &r->row_arena, r->err);
     if (rc)
         return rc;
     const uint8_t *key = k->mv_data;
@@ -545,13 +546,15 @@ static int load_partition(reader *r)
     MDB_val k = {r->tmp.len, r->tmp.p}, v;
     int rc = 0, mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
     if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
-        rc = eng_pheader_decode(v.mv_data, v.mv_size, &r->header, &r->header_arena, r->err);
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
+                                &r->header, &r->header_arena, r->err);
         if (!rc)
             mrc = cur_get(r, &k, &v, MDB_NEXT);
     }
     if (!rc && mrc == 0 && r->t->has_static && is_partition_key(r, &k, ENG_KIND_STATIC)) {
         eng_arena_reset(&r->static_arena);
-        rc = eng_row_decode(v.mv_data, v.mv_size, &r->static_row, &r->static_arena, r->err);
+        rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
+                            &r->static_row, &r->static_arena, r->err);
         if (!rc) {
             r->has_static_row = 1;
             r->static_live =
@@ -595,7 +598,8 @@ static int any_live_row(reader *r, int *live)
     while (mrc == 0 && key_cmp(k.mv_data, k.mv_size, r->rg.hi.p, r->rg.hi.len) < 0) {
         eng_arena_reset(&r->row_arena);
         eng_row row;
-        int rc = eng_row_decode(v.mv_data, v.mv_size, &row, &r->row_arena, r->err);
+        int rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
+                                &row, &r->row_arena, r->err);
         if (rc)
             return rc;
         size_t off = r->prefix.len + 1;

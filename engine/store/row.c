@@ -15,9 +15,15 @@
  * Stored row, format 1 (all vints are the protocol v5 vints of facts §2.4;
  * "svint" is the signed zig-zag form):
  *
- *   u8     format = 1
- *   be32   checksum: low 32 bits of XXH3_64bits(body). Four bytes suffice to
- *          catch a torn or flipped value; the row is small and hot.
+ *   u8     format = 2
+ *   be32   checksum: low 32 bits of XXH3_64bits_withSeed(body, seal), where
+ *          the seal is the caller's hash of the table and the LMDB key the
+ *          value is stored under (eng_storage_seal). The checksum so binds
+ *          the value to its key: a damaged key byte, or a value read under
+ *          another key or from another table's page, fails it like a
+ *          damaged value byte. Four bytes suffice to catch a torn or
+ *          flipped value; the row is small and hot. Format 1 (the checksum
+ *          of the body alone) is still read, never written.
  *   body:
  *   u8     row flags: 0x01 base ts present, 0x02 marker, 0x04 marker has a
  *          TTL, 0x08 row deletion, 0x10 complex deletions; other bits zero
@@ -51,7 +57,7 @@
  * same ts, no TTL, small column ids and values) costs 1 + 4 + 1 + 8 bytes
  * for the row plus 2 per cell beyond the value bytes.
  *
- * Stored partition header, format 1: u8 format = 1, be32 checksum as above,
+ * Stored partition header, format 2: u8 format = 2, be32 checksum as above,
  * then u8 flags (0x01 partition deletion), [svint ts, svint ldt], uvint
  * number of range tombstones, and per range tombstone: u8 bound flags
  * (0x01 lo inclusive, 0x02 hi inclusive), uvint lo len, lo bytes, uvint hi
@@ -63,8 +69,9 @@
 #include <string.h>
 #include <xxhash.h>
 
-#define STORED_FORMAT 1
-#define STORED_HDR_LEN 5 /* format byte + be32 checksum */
+#define STORED_FORMAT 2     /* the checksum is seeded with the key's seal */
+#define STORED_FORMAT_V1 1  /* the checksum of the body alone: read, never written */
+#define STORED_HDR_LEN 5    /* format byte + be32 checksum */
 
 enum {
     RF_BASE = 0x01,
@@ -490,13 +497,19 @@ static void open_stored(eng_buf *out)
     eng_buf_put(out, hdr, sizeof hdr);
 }
 
-static void seal(eng_buf *out, size_t start)
+static uint32_t body_checksum(uint8_t format, const uint8_t *body, size_t len, uint64_t seal)
+{
+    return (uint32_t)(format == STORED_FORMAT_V1 ? XXH3_64bits(body, len)
+                                                 : XXH3_64bits_withSeed(body, len, seal));
+}
+
+static void close_stored(eng_buf *out, size_t start, uint64_t seal)
 {
     if (out->oom)
         return;
     const uint8_t *body = out->p + start + STORED_HDR_LEN;
-    uint64_t h = XXH3_64bits(body, out->len - start - STORED_HDR_LEN);
-    eng_put_be32(out->p + start + 1, (uint32_t)h);
+    eng_put_be32(out->p + start + 1,
+                 body_checksum(STORED_FORMAT, body, out->len - start - STORED_HDR_LEN, seal));
 }
 
 static int64_t pick_base(const eng_row *r)
@@ -576,12 +589,12 @@ static void put_row_body(const eng_row *r, eng_buf *b)
         put_cell(b, &r->cells[i], i ? r->cells[i - 1].col : 0, base, base_s);
 }
 
-void eng_row_encode(const eng_row *r, eng_buf *out)
+void eng_row_encode(const eng_row *r, uint64_t seal, eng_buf *out)
 {
     size_t start = out->len;
     open_stored(out);
     put_row_body(r, out);
-    seal(out, start);
+    close_stored(out, start, seal);
 }
 
 /* ---- stored form: reading ---- */
@@ -673,18 +686,28 @@ static void rd_col(reader *r, uint64_t delta, uint32_t *col)
     *col += (uint32_t)delta;
 }
 
-/* Checks the format byte and the checksum; on success r spans the body. */
-static int open_body(const uint8_t *p, size_t len, const char *what, reader *r, eng_err *err)
+int eng_stored_verify(const uint8_t *p, size_t len, uint64_t seal, const char *what,
+                      eng_err *err)
 {
     if (len < STORED_HDR_LEN)
         return eng_errorf(err, ENG_E_CORRUPT, "stored %s is malformed: %zu bytes is too short",
                           what, len);
-    if (p[0] != STORED_FORMAT)
+    if (p[0] != STORED_FORMAT && p[0] != STORED_FORMAT_V1)
         return eng_errorf(err, ENG_E_CORRUPT, "stored %s is malformed: unknown format %u",
                           what, p[0]);
     uint32_t want = eng_be32(p + 1);
-    if ((uint32_t)XXH3_64bits(p + STORED_HDR_LEN, len - STORED_HDR_LEN) != want)
+    if (body_checksum(p[0], p + STORED_HDR_LEN, len - STORED_HDR_LEN, seal) != want)
         return eng_errorf(err, ENG_E_CORRUPT, "stored %s failed its checksum", what);
+    return 0;
+}
+
+/* Checks the format byte and the checksum; on success r spans the body. */
+static int open_body(const uint8_t *p, size_t len, uint64_t seal, const char *what, reader *r,
+                     eng_err *err)
+{
+    int rc = eng_stored_verify(p, len, seal, what, err);
+    if (rc)
+        return rc;
     r->p = p + STORED_HDR_LEN;
     r->end = p + len;
     r->why = NULL;
@@ -838,11 +861,12 @@ static int rd_row_head(reader *r, eng_row *row, row_base *b, eng_arena *a, eng_e
     return r->why ? corrupt(err, "row", r->why) : 0;
 }
 
-int eng_row_decode(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err)
+int eng_row_decode(const uint8_t *p, size_t len, uint64_t seal, eng_row *out, eng_arena *a,
+                   eng_err *err)
 {
     eng_row_init(out);
     reader r;
-    int rc = open_body(p, len, "row", &r, err);
+    int rc = open_body(p, len, seal, "row", &r, err);
     if (rc)
         return rc;
     eng_row row;
@@ -878,7 +902,7 @@ static void rd_deletion_delta(reader *r, eng_deletion *d, eng_deletion *prev)
     *prev = *d;
 }
 
-void eng_pheader_encode(const eng_pheader *h, eng_buf *out)
+void eng_pheader_encode(const eng_pheader *h, uint64_t seal, eng_buf *out)
 {
     size_t start = out->len;
     eng_deletion prev = {0, 0};
@@ -896,7 +920,7 @@ void eng_pheader_encode(const eng_pheader *h, eng_buf *out)
         put_val(out, &rt->hi);
         put_deletion_delta(out, &rt->del, &prev);
     }
-    seal(out, start);
+    close_stored(out, start, seal);
 }
 
 static void rd_range_tomb(reader *r, eng_range_tomb *rt, eng_deletion *prev)
@@ -911,12 +935,12 @@ static void rd_range_tomb(reader *r, eng_range_tomb *rt, eng_deletion *prev)
     rd_deletion_delta(r, &rt->del, prev);
 }
 
-int eng_pheader_decode(const uint8_t *p, size_t len, eng_pheader *out, eng_arena *a,
-                       eng_err *err)
+int eng_pheader_decode(const uint8_t *p, size_t len, uint64_t seal, eng_pheader *out,
+                       eng_arena *a, eng_err *err)
 {
     eng_pheader_init(out);
     reader r;
-    int rc = open_body(p, len, "partition header", &r, err);
+    int rc = open_body(p, len, seal, "partition header", &r, err);
     if (rc)
         return rc;
     eng_pheader h;

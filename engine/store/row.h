@@ -131,10 +131,21 @@ int eng_row_merge(const eng_row *old, const eng_row *upd, eng_row *out, eng_aren
  */
 int eng_row_purge(eng_row *r, const eng_deletion *covering, int64_t now_s, int64_t gc_before_s);
 
-/* Appends the stored form (format byte, checksum, body). */
-void eng_row_encode(const eng_row *r, eng_buf *out);
+/*
+ * Stored values (rows and partition headers) carry a checksum seeded with a
+ * seal: the hash of the table and of the key they are stored under
+ * (eng_storage_seal), so a value verifies only under its own key.
+ */
+
+/* Appends the stored form (format byte, checksum, body) of r under a key of this seal. */
+void eng_row_encode(const eng_row *r, uint64_t seal, eng_buf *out);
 /* Decodes and verifies a stored row; ENG_E_CORRUPT on checksum or format failure. */
-int eng_row_decode(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err);
+int eng_row_decode(const uint8_t *p, size_t len, uint64_t seal, eng_row *out, eng_arena *a,
+                   eng_err *err);
+/* 0 if [p, p + len) is a stored row or header of a known format whose checksum holds under
+   seal; else ENG_E_CORRUPT naming `what`. Reads nothing outside [p, p + len). */
+int eng_stored_verify(const uint8_t *p, size_t len, uint64_t seal, const char *what,
+                      eng_err *err);
 
 /*
  * Partition header: the partition deletion and the range tombstones of one
@@ -157,9 +168,9 @@ typedef struct eng_pheader {
 } eng_pheader;
 
 void eng_pheader_init(eng_pheader *h);
-void eng_pheader_encode(const eng_pheader *h, eng_buf *out);
-int eng_pheader_decode(const uint8_t *p, size_t len, eng_pheader *out, eng_arena *a,
-                       eng_err *err);
+void eng_pheader_encode(const eng_pheader *h, uint64_t seal, eng_buf *out);
+int eng_pheader_decode(const uint8_t *p, size_t len, uint64_t seal, eng_pheader *out,
+                       eng_arena *a, eng_err *err);
 /* 1 if the stored clustering key bytes k lie inside the range tombstone. */
 int eng_range_tomb_covers(const eng_range_tomb *rt, const uint8_t *k, size_t klen);
 /*

@@ -9,6 +9,13 @@
 #include "engine/store/keycodec.h"
 #include "engine/value/token.h"
 
+#include <xxhash.h>
+
+uint64_t eng_storage_seal(const eng_table *t, const uint8_t *key, size_t len)
+{
+    return XXH3_64bits_withSeed(key, len, eng_be64(t->id) ^ eng_be64(t->id + 8));
+}
+
 int eng_storage_check_key(size_t len, eng_err *err)
 {
     if (len > ENG_MAX_KEY)

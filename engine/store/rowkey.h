@@ -47,6 +47,14 @@ int eng_storage_partition(eng_buf *out, const eng_table *t, const eng_val *pk, e
 int eng_storage_clustering(eng_buf *out, const eng_table *t, const eng_val *ck, int n,
                            eng_err *err);
 
+/*
+ * The seal of the stored value under key [key, key + len) of table t: a
+ * 64-bit hash of the table's id and of the key, which seeds the value's
+ * checksum (row.h) so that the value verifies only under that key of that
+ * table.
+ */
+uint64_t eng_storage_seal(const eng_table *t, const uint8_t *key, size_t len);
+
 /* Refuses keys LMDB cannot store, naming the limit. */
 int eng_storage_check_key(size_t len, eng_err *err);
 

@@ -231,7 +231,8 @@ static int load_header(writer *w)
     MDB_val k = {w->hkey.len, w->hkey.p}, v;
     int rc = mdb_get(w->txn, w->dbi, &k, &v);
     if (rc == 0)
-        rc = eng_pheader_decode(v.mv_data, v.mv_size, &w->header, &w->header_arena, w->err);
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(w->t, k.mv_data, k.mv_size),
+                                &w->header, &w->header_arena, w->err);
     else if (rc == MDB_NOTFOUND)
         rc = 0;
     else
@@ -556,7 +557,8 @@ static int write_row(writer *w, const eng_row_mut *rm)
     rc = mdb_get(w->txn, w->dbi, &k, &v);
     if (rc == 0) {
         found = 1;
-        rc = eng_row_decode(v.mv_data, v.mv_size, &old, &w->arena, w->err);
+        rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(w->t, k.mv_data, k.mv_size),
+                            &old, &w->arena, w->err);
     } else if (rc == MDB_NOTFOUND) {
         rc = 0;
     } else {
@@ -572,7 +574,7 @@ static int write_row(writer *w, const eng_row_mut *rm)
         return rc ? eng_lmdb_err(w->err, rc, "delete row") : 0;
     }
     eng_buf_reset(&w->val);
-    eng_row_encode(&merged, &w->val);
+    eng_row_encode(&merged, eng_storage_seal(w->t, w->key.p, w->key.len), &w->val);
     if (w->val.oom)
         return nomem(w);
     v.mv_size = w->val.len;
@@ -623,7 +625,7 @@ static int write_header(writer *w, const eng_mutation *m)
     }
     w->header = h;
     eng_buf_reset(&w->val);
-    eng_pheader_encode(&h, &w->val);
+    eng_pheader_encode(&h, eng_storage_seal(w->t, w->hkey.p, w->hkey.len), &w->val);
     if (w->hkey.oom || w->val.oom)
         return nomem(w);
     if ((rc = eng_storage_check_key(w->hkey.len, w->err)))
@@ -728,7 +730,7 @@ int eng_write_encode_row(eng_db *db, const eng_table *t, const eng_val *pk, cons
         rc = merge_update(&w, rm, &old, ck_off, &row);
     if (!rc) {
         eng_buf_put(key, w.key.p, w.key.len);
-        eng_row_encode(&row, val);
+        eng_row_encode(&row, eng_storage_seal(t, w.key.p, w.key.len), val);
         if (key->oom || val->oom)
             rc = nomem(&w);
     }

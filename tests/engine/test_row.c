@@ -11,6 +11,7 @@
 
 #define T0 1700000000000000LL /* a write timestamp, µs */
 #define S0 1700000000LL       /* its second */
+#define TEST_SEAL 0x5EA1C0FFEE15F00DULL /* the seal of the key the test values are stored under */
 
 /* ---- builders ---- */
 
@@ -839,7 +840,7 @@ static int decode_copy(const uint8_t *p, size_t len, eng_row *out, eng_arena *a,
     if (len)
         memcpy(copy, p, len);
     eng_err_clear(err);
-    int rc = eng_row_decode(copy, len, out, a, err);
+    int rc = eng_row_decode(copy, len, TEST_SEAL, out, a, err);
     free(copy);
     return rc;
 }
@@ -856,11 +857,11 @@ TEST(test_row_round_trip_random)
         uint8_t ctr[24][8];
         eng_row r = rand_row(&s, cells, cdels, ctr, 24), back;
         eng_buf b = ENG_BUF_INIT;
-        eng_row_encode(&r, &b);
+        eng_row_encode(&r, TEST_SEAL, &b);
         ASSERT(!b.oom);
         eng_err err;
         eng_err_clear(&err);
-        ASSERT_OK_ERR(eng_row_decode(b.p, b.len, &back, &a, &err), &err);
+        ASSERT_OK_ERR(eng_row_decode(b.p, b.len, TEST_SEAL, &back, &a, &err), &err);
         ASSERT(row_eq(&r, &back));
         for (uint32_t i = 0; i < back.n_cells; i++) /* values are views into the bytes */
             if (back.cells[i].value.len > 0)
@@ -883,12 +884,12 @@ TEST(test_row_round_trip_extreme_values)
     r.cdels = &cd;
     r.n_cdels = 1;
     eng_buf b = ENG_BUF_INIT;
-    eng_row_encode(&r, &b);
+    eng_row_encode(&r, TEST_SEAL, &b);
     eng_arena a;
     eng_arena_init(&a, 0);
     eng_err err;
     eng_err_clear(&err);
-    ASSERT_OK_ERR(eng_row_decode(b.p, b.len, &back, &a, &err), &err);
+    ASSERT_OK_ERR(eng_row_decode(b.p, b.len, TEST_SEAL, &back, &a, &err), &err);
     ASSERT(row_eq(&r, &back));
     eng_buf_free(&b);
     eng_arena_free(&a);
@@ -899,13 +900,13 @@ TEST(test_row_empty_round_trip)
     eng_row r, back;
     eng_row_init(&r);
     eng_buf b = ENG_BUF_INIT;
-    eng_row_encode(&r, &b);
+    eng_row_encode(&r, TEST_SEAL, &b);
     ASSERT_EQ(b.len, 6); /* format, checksum, flags */
     eng_arena a;
     eng_arena_init(&a, 0);
     eng_err err;
     eng_err_clear(&err);
-    ASSERT_OK_ERR(eng_row_decode(b.p, b.len, &back, &a, &err), &err);
+    ASSERT_OK_ERR(eng_row_decode(b.p, b.len, TEST_SEAL, &back, &a, &err), &err);
     ASSERT(eng_row_is_empty(&back));
     eng_buf_free(&b);
     eng_arena_free(&a);
@@ -917,13 +918,13 @@ TEST(test_row_encode_appends_after_existing_bytes)
     eng_row r = row_of(&c, 1), back;
     eng_buf b = ENG_BUF_INIT;
     eng_buf_put_str(&b, "prefix");
-    eng_row_encode(&r, &b);
+    eng_row_encode(&r, TEST_SEAL, &b);
     ASSERT_MEM_EQ(b.p, "prefix", 6);
     eng_arena a;
     eng_arena_init(&a, 0);
     eng_err err;
     eng_err_clear(&err);
-    ASSERT_OK_ERR(eng_row_decode(b.p + 6, b.len - 6, &back, &a, &err), &err);
+    ASSERT_OK_ERR(eng_row_decode(b.p + 6, b.len - 6, TEST_SEAL, &back, &a, &err), &err);
     ASSERT(row_eq(&r, &back));
     eng_buf_free(&b);
     eng_arena_free(&a);
@@ -942,7 +943,7 @@ static void encode_rich_row(eng_buf *b, uint8_t ctr[8])
     r.deletion = del(T0 - 100, S0 - 1);
     r.cdels = &cd;
     r.n_cdels = 1;
-    eng_row_encode(&r, b);
+    eng_row_encode(&r, TEST_SEAL, b);
 }
 
 TEST(test_row_every_single_bit_flip_is_rejected)
@@ -999,9 +1000,9 @@ TEST(test_row_corruption_messages)
     ASSERT_EQ(decode_copy(b.p, b.len, &out, &a, &err), ENG_E_CORRUPT);
     ASSERT_STR_EQ(err.msg, "stored row failed its checksum");
     b.p[b.len - 1] ^= 1;
-    b.p[0] = 2;
+    b.p[0] = 3;
     ASSERT_EQ(decode_copy(b.p, b.len, &out, &a, &err), ENG_E_CORRUPT);
-    ASSERT_STR_EQ(err.msg, "stored row is malformed: unknown format 2");
+    ASSERT_STR_EQ(err.msg, "stored row is malformed: unknown format 3");
     ASSERT_EQ(decode_copy(b.p, 3, &out, &a, &err), ENG_E_CORRUPT);
     ASSERT_STR_EQ(err.msg, "stored row is malformed: 3 bytes is too short");
     eng_buf_free(&b);
@@ -1012,9 +1013,47 @@ TEST(test_row_corruption_messages)
 static void forge(eng_buf *b, const uint8_t *body, size_t len)
 {
     eng_buf_reset(b);
-    eng_buf_put_u8(b, 1);
-    eng_buf_put_be32(b, (uint32_t)XXH3_64bits(body, len));
+    eng_buf_put_u8(b, 2);
+    eng_buf_put_be32(b, (uint32_t)XXH3_64bits_withSeed(body, len, TEST_SEAL));
     eng_buf_put(b, body, len);
+}
+
+TEST(test_row_checksum_binds_the_value_to_its_key)
+{
+    uint8_t ctr[8];
+    eng_buf b = ENG_BUF_INIT;
+    encode_rich_row(&b, ctr);
+    eng_arena a;
+    eng_arena_init(&a, 0);
+    eng_row out;
+    eng_err err;
+    eng_err_clear(&err);
+    /* intact bytes under another key (another seal) are as wrong as damaged bytes */
+    ASSERT_EQ(eng_row_decode(b.p, b.len, TEST_SEAL ^ 1, &out, &a, &err), ENG_E_CORRUPT);
+    ASSERT_STR_EQ(err.msg, "stored row failed its checksum");
+    eng_err_clear(&err);
+    ASSERT_EQ(eng_stored_verify(b.p, b.len, TEST_SEAL, "row", &err), 0);
+    ASSERT_EQ(eng_stored_verify(b.p, b.len, TEST_SEAL + 1, "row", &err), ENG_E_CORRUPT);
+    eng_buf_free(&b);
+    eng_arena_free(&a);
+}
+
+TEST(test_row_format_1_without_a_seal_is_still_read)
+{
+    uint8_t ctr[8];
+    eng_buf b = ENG_BUF_INIT;
+    encode_rich_row(&b, ctr);
+    /* the same body as format 1 wrote it: the checksum of the body alone */
+    b.p[0] = 1;
+    eng_put_be32(b.p + 1, (uint32_t)XXH3_64bits(b.p + 5, b.len - 5));
+    eng_arena a;
+    eng_arena_init(&a, 0);
+    eng_row out;
+    eng_err err;
+    ASSERT_OK_ERR(decode_copy(b.p, b.len, &out, &a, &err), &err);
+    ASSERT_EQ(out.marker.ts_us != ENG_TS_NONE || out.n_cells > 0, 1);
+    eng_buf_free(&b);
+    eng_arena_free(&a);
 }
 
 static void expect_malformed(const uint8_t *body, size_t len, const char *msg)
@@ -1106,7 +1145,7 @@ TEST(test_row_decode_out_of_memory_reports_nomem)
     eng_err err;
     eng_err_clear(&err);
     eng_alloc_fail_after(0);
-    int rc = eng_row_decode(b.p, b.len, &out, &a, &err);
+    int rc = eng_row_decode(b.p, b.len, TEST_SEAL, &out, &a, &err);
     eng_alloc_fail_after(-1);
     ASSERT_EQ(rc, ENG_E_NOMEM);
     eng_buf_free(&b);
@@ -1122,7 +1161,7 @@ TEST(test_row_three_same_ts_cells_overhead_is_small)
     eng_row r = row_of(cells, 3);
     r.marker = marker(T0, 0, 0);
     eng_buf b = ENG_BUF_INIT;
-    eng_row_encode(&r, &b);
+    eng_row_encode(&r, TEST_SEAL, &b);
     size_t values = 5 + 19 + 8;
     /* format 1 + checksum 4 + flags 1 + base ts 8, then 2 bytes per cell */
     ASSERT_EQ(b.len - values, 20);
@@ -1262,14 +1301,14 @@ TEST(test_pheader_round_trip)
     eng_err err;
     eng_err_clear(&err);
     eng_buf b = ENG_BUF_INIT;
-    eng_pheader_encode(&h, &b);
-    ASSERT_OK_ERR(eng_pheader_decode(b.p, b.len, &back, &a, &err), &err);
+    eng_pheader_encode(&h, TEST_SEAL, &b);
+    ASSERT_OK_ERR(eng_pheader_decode(b.p, b.len, TEST_SEAL, &back, &a, &err), &err);
     pheader_eq(&h, &back);
 
     eng_pheader_init(&h); /* and the empty header */
     eng_buf_reset(&b);
-    eng_pheader_encode(&h, &b);
-    ASSERT_OK_ERR(eng_pheader_decode(b.p, b.len, &back, &a, &err), &err);
+    eng_pheader_encode(&h, TEST_SEAL, &b);
+    ASSERT_OK_ERR(eng_pheader_decode(b.p, b.len, TEST_SEAL, &back, &a, &err), &err);
     pheader_eq(&h, &back);
     ASSERT_EQ(back.partition_del.ts_us, ENG_TS_NONE);
     eng_buf_free(&b);
@@ -1284,7 +1323,7 @@ static int pheader_decode_copy(const uint8_t *p, size_t len, eng_arena *a, eng_e
         memcpy(copy, p, len);
     eng_err_clear(err);
     eng_pheader out;
-    int rc = eng_pheader_decode(copy, len, &out, a, err);
+    int rc = eng_pheader_decode(copy, len, TEST_SEAL, &out, a, err);
     free(copy);
     return rc;
 }
@@ -1295,7 +1334,7 @@ TEST(test_pheader_every_bit_flip_and_truncation_is_rejected)
     eng_pheader h;
     sample_pheader(&h, rts);
     eng_buf b = ENG_BUF_INIT;
-    eng_pheader_encode(&h, &b);
+    eng_pheader_encode(&h, TEST_SEAL, &b);
     eng_arena a;
     eng_arena_init(&a, 0);
     eng_err err;
