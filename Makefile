@@ -43,7 +43,8 @@ SHELL_SRC  = $(sort $(wildcard cql/shell/*.c))
 SHELL_OBJ  = $(filter-out $(B)/cql/shell/main.o,$(SHELL_SRC:%.c=$(B)/%.o))
 
 TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c \
-                                tests/shell/test_*.c tests/concurrency/test_*.c))
+                                tests/shell/test_*.c tests/concurrency/test_*.c \
+                                tests/corrupt/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o

@@ -386,6 +386,17 @@ int eng_purge(eng_db *db, const eng_table *table, eng_purge_stats *stats, eng_er
  */
 int eng_db_snapshot(eng_db *db, const char *dir, eng_err *err);
 
+/*
+ * Verifies every stored record of db in one read snapshot: the catalog, and
+ * each table's keys (order, partition prefix and token, decoded values) and
+ * values (checksum bound to the key, full decode, cell values valid for
+ * their types), and the number of keys LMDB counts (check.c). Appends one
+ * line per problem to report. 0 when nothing is damaged, ENG_E_CORRUPT when
+ * something is, ENG_E_NOMEM. LMDB's own code may fault on damage to its page
+ * structure: run it in a separate process to contain that. Threads: any.
+ */
+int eng_db_check(eng_db *db, eng_buf *report, eng_err *err);
+
 /* Largest encoded key LMDB accepts (its compile-time maximum key size). */
 #define ENG_MAX_KEY 511
 

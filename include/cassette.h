@@ -15,6 +15,7 @@
 #ifndef CASSETTE_H
 #define CASSETTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -224,6 +225,32 @@ CASSETTE_EXPORT int cassette_session_reset(struct CassSession_ *session);
  * Threads: any thread.
  */
 CASSETTE_EXPORT int cassette_session_snapshot(struct CassSession_ *session, const char *dir);
+
+/* ---- checking a database ---- */
+
+/*
+ * Verifies the database in directory dir without changing it: the catalog,
+ * and every key and value of every table (checksums bound to their keys,
+ * keys in order, decodable, tokens matching, values valid for their types,
+ * as many keys as LMDB counts). See docs/durability.md for what it finds
+ * and what it cannot.
+ * @param[in] dir The database directory, NUL-terminated; it must hold a database.
+ * @param[out] report Receives a NUL-terminated description, one line per
+ *     problem found, or why the check could not run ("" when all is well);
+ *     truncated to report_size. May be NULL when report_size is 0.
+ * @param[in] report_size Bytes available at report.
+ * @return 0 when nothing is damaged; CASS_ERROR_SERVER_SERVER_ERROR when
+ *     damage was found; CASS_ERROR_LIB_BAD_PARAMS for a NULL or empty dir;
+ *     CASS_ERROR_LIB_UNABLE_TO_CONNECT when dir holds no database or cannot
+ *     be opened.
+ * Damage to LMDB's own page structure can make LMDB's code fault while the
+ * check follows it (LMDB does not check its page numbers); to contain that,
+ * run the check in a process of its own, as the shell's `cassette check
+ * DIR` does.
+ * Ownership: nothing changes hands. Threads: any; the database may be open
+ *     and written meanwhile (the check reads one snapshot).
+ */
+CASSETTE_EXPORT int cassette_check(const char *dir, char *report, size_t report_size);
 
 #ifdef __cplusplus
 }

@@ -30,12 +30,14 @@
  * CASSETTE_DURABILITY variable, else SYNC; memory: databases never sync,
  * whatever is asked.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cassette.h"
 #include "cql/cql.h"
@@ -587,6 +589,47 @@ static int local_snapshot(cql_backend *b, const char *dir)
     eng_err_clear(&err);
     return eng_db_snapshot(b->db, dir, &err) ? engine_failure("cassette_session_snapshot", &err)
                                              : 0;
+}
+
+int cassette_check(const char *dir, char *report, size_t report_size)
+{
+    if (report && report_size)
+        report[0] = 0;
+    if (!dir || !*dir)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    char data[PATH_MAX];
+    struct stat st;
+    snprintf(data, sizeof data, "%s/data.mdb", dir);
+    if (stat(data, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (report && report_size)
+            snprintf(report, report_size, "no database in %s", dir);
+        return CASS_ERROR_LIB_UNABLE_TO_CONNECT;
+    }
+    eng_db_options o;
+    memset(&o, 0, sizeof o);
+    o.durability = ENG_DURABLE_NONE; /* the check writes nothing: no committer, no syncs */
+    o.no_group_commit = 1;
+    eng_err err;
+    eng_err_clear(&err);
+    eng_db *db = NULL;
+    eng_buf text = ENG_BUF_INIT;
+    int rc = eng_db_open(dir, &o, &db, &err);
+    if (!rc)
+        rc = eng_db_check(db, &text, &err);
+    eng_db_close(db);
+    CassError result = CASS_OK;
+    if (rc == ENG_E_CORRUPT) {
+        if (!text.len) /* the database did not open: the damage is in what opening reads */
+            eng_buf_printf(&text, "%s\n", err.msg);
+        result = CASS_ERROR_SERVER_SERVER_ERROR;
+    } else if (rc) {
+        eng_buf_printf(&text, "%s\n", err.msg);
+        result = CASS_ERROR_LIB_UNABLE_TO_CONNECT;
+    }
+    if (report && report_size)
+        snprintf(report, report_size, "%.*s", (int)text.len, text.p ? (const char *)text.p : "");
+    eng_buf_free(&text);
+    return result;
 }
 
 const cql_backend_ops cql_backend_local = {

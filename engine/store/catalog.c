@@ -13,8 +13,13 @@
  * expanded to tuples, as Cassandra records them, so a later DROP TYPE cannot
  * orphan them.
  *
- * Records (all start with a format byte, REC_FORMAT; str = uvint length +
- * UTF-8 bytes; type = uvint length + eng_type_serialize bytes):
+ * Records start with a format byte, REC_FORMAT (2), and a be32 checksum:
+ * the low 32 bits of XXH3 of the rest seeded with a hash of the record's
+ * key (record_seal), so a record verifies only under its own key: a damaged
+ * byte of a key or of a value is an error, never a keyspace, type or table
+ * that silently goes missing or changes. Format 1 records (no checksum) are
+ * still read. The rest (str = uvint length + UTF-8 bytes; type = uvint
+ * length + eng_type_serialize bytes):
  *   keyspace  format, u8 durable_writes, uvint n, n x (str name, str value)
  *   user type format, uvint n, n x (str field, type)
  *   table     format, 16-byte id, u8 flags (1 = counter table),
@@ -22,6 +27,11 @@
  *             uvint n, n x (str name, u8 kind, u8 desc, uvint position, uvint id, type),
  *             uvint n, n x (str option, str value),
  *             uvint n, n x (str name, u8 kind, vint dropped_us, type)
+ * The schema version ("v") and the write-timestamp mark ("h") are be64
+ * values followed by the same kind of be32 checksum (8-byte values without
+ * it are still read). Every other key in meta is one of the records above;
+ * anything else there is damage.
+ *
  * Every read is bounds-checked: a record that does not decode exactly is
  * ENG_E_CORRUPT, never a crash.
  */
@@ -29,10 +39,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "engine/store/catalog_int.h"
 #include "engine/store/store_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes commit.c grow the map and rerun */
 
-#define REC_FORMAT 1
+#define REC_FORMAT 2    /* format byte, be32 checksum, body */
+#define REC_FORMAT_V1 1 /* format byte, body: read, never written */
+#define REC_HDR_LEN 5
+#define CATALOG_SEED UINT64_C(0x636173736574746d) /* seeds the hash of a record's key */
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
@@ -167,6 +182,20 @@ static eng_type *rd_type(rd *r, eng_udt_resolver resolve, void *ctx)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Checksums bound to keys                                                   */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t record_seal(const void *key, size_t len)
+{
+    return XXH3_64bits_withSeed(key, len, CATALOG_SEED);
+}
+
+static uint32_t record_checksum(const void *key, size_t klen, const uint8_t *body, size_t len)
+{
+    return (uint32_t)XXH3_64bits_withSeed(body, len, record_seal(key, klen));
+}
+
+/* ------------------------------------------------------------------------ */
 /* Keys and LMDB access                                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -183,11 +212,15 @@ void eng_catalog_make_key(eng_buf *b, char tag, const char *ks, const char *name
     }
 }
 
-int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, const eng_buf *val,
+int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_buf *val,
                          eng_err *err)
 {
     if (key->oom || val->oom)
         return eng_catalog_nomem(err);
+    if (val->len < REC_HDR_LEN || val->p[0] != REC_FORMAT)
+        return eng_errorf(err, ENG_E_SERVER, "a catalog record without its header");
+    eng_put_be32(val->p + 1, record_checksum(key->p, key->len, val->p + REC_HDR_LEN,
+                                             val->len - REC_HDR_LEN));
     MDB_val k = {key->len, key->p}, v = {val->len, val->p};
     int rc = mdb_put(txn, meta, &k, &v, 0);
     return rc ? eng_lmdb_err(err, rc, "write schema") : 0;
@@ -202,32 +235,47 @@ int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err
     return (rc && rc != MDB_NOTFOUND) ? eng_lmdb_err(err, rc, "write schema") : 0;
 }
 
-int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
+int eng_catalog_get_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t *out,
+                        eng_err *err)
 {
-    MDB_val k = {1, "v"}, v;
-    *out = 0;
+    MDB_val k = {strlen(key), (void *)key}, v;
     int rc = mdb_get(txn, meta, &k, &v);
     if (rc == MDB_NOTFOUND)
-        return 0;
+        return MDB_NOTFOUND;
     if (rc)
-        return eng_lmdb_err(err, rc, "read schema version");
-    if (v.mv_size != 8)
-        return eng_errorf(err, ENG_E_CORRUPT, "corrupt schema version record");
-    *out = eng_be64(v.mv_data);
+        return eng_lmdb_err(err, rc, "read the catalog");
+    const uint8_t *p = v.mv_data;
+    if (v.mv_size != 8 &&
+        (v.mv_size != 12 || eng_be32(p + 8) != record_checksum(key, k.mv_size, p, 8)))
+        return eng_errorf(err, ENG_E_CORRUPT, "database file is corrupted (catalog entry %s)",
+                          key);
+    *out = eng_be64(p);
     return 0;
+}
+
+int eng_catalog_put_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t value,
+                        eng_err *err)
+{
+    uint8_t buf[12];
+    eng_put_be64(buf, value);
+    eng_put_be32(buf + 8, record_checksum(key, strlen(key), buf, 8));
+    MDB_val k = {strlen(key), (void *)key}, v = {sizeof buf, buf};
+    int rc = mdb_put(txn, meta, &k, &v, 0);
+    return rc ? eng_lmdb_err(err, rc, "write the catalog") : 0;
+}
+
+int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
+{
+    *out = 0;
+    int rc = eng_catalog_get_u64(txn, meta, "v", out, err);
+    return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 int eng_catalog_bump_version(MDB_txn *txn, MDB_dbi meta, eng_err *err)
 {
     uint64_t v;
     int rc = eng_catalog_version(txn, meta, &v, err);
-    if (rc)
-        return rc;
-    uint8_t buf[8];
-    eng_put_be64(buf, v + 1);
-    MDB_val k = {1, "v"}, val = {8, buf};
-    rc = mdb_put(txn, meta, &k, &val, 0);
-    return rc ? eng_lmdb_err(err, rc, "write schema version") : 0;
+    return rc ? rc : eng_catalog_put_u64(txn, meta, "v", v + 1, err);
 }
 
 void eng_table_dbname(const uint8_t id[16], char out[34])
@@ -248,6 +296,7 @@ void eng_table_dbname(const uint8_t id[16], char out[34])
 void eng_catalog_encode_keyspace(eng_buf *b, const eng_option *repl, uint32_t n, int durable)
 {
     eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put_be32(b, 0); /* the checksum: eng_catalog_meta_put seals the record */
     eng_buf_put_u8(b, durable ? 1 : 0);
     eng_buf_put_uvint(b, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -259,6 +308,7 @@ void eng_catalog_encode_keyspace(eng_buf *b, const eng_option *repl, uint32_t n,
 void eng_catalog_encode_udt(eng_buf *b, const eng_type *udt)
 {
     eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put_be32(b, 0); /* the checksum: eng_catalog_meta_put seals the record */
     eng_buf_put_uvint(b, udt->n_sub);
     for (uint16_t i = 0; i < udt->n_sub; i++) {
         put_str(b, udt->fields[i]);
@@ -269,6 +319,7 @@ void eng_catalog_encode_udt(eng_buf *b, const eng_type *udt)
 void eng_catalog_encode_table(eng_buf *b, const eng_table *t)
 {
     eng_buf_put_u8(b, REC_FORMAT);
+    eng_buf_put_be32(b, 0); /* the checksum: eng_catalog_meta_put seals the record */
     eng_buf_put(b, t->id, 16);
     eng_buf_put_u8(b, t->is_counter ? 1 : 0);
     eng_buf_put_vint(b, t->default_ttl_s);
@@ -308,11 +359,18 @@ static int rd_result(const rd *r)
     return (r->bad || r->p != r->end) ? ENG_E_CORRUPT : 0;
 }
 
-static rd rd_record(const MDB_val *v)
+/* A reader over the body of the record v stored under key k, its checksum verified. */
+static rd rd_record(const MDB_val *k, const MDB_val *v)
 {
     rd r = {v->mv_data, (const uint8_t *)v->mv_data + v->mv_size, 0, 0};
-    if (rd_u8(&r) != REC_FORMAT)
+    uint8_t format = rd_u8(&r);
+    if (format == REC_FORMAT) {
+        const uint8_t *sum = rd_bytes(&r, 4);
+        if (!sum || eng_be32(sum) != record_checksum(k->mv_data, k->mv_size, r.p, rd_left(&r)))
+            r.bad = 1;
+    } else if (format != REC_FORMAT_V1) {
         r.bad = 1;
+    }
     return r;
 }
 
@@ -335,9 +393,9 @@ static eng_option *rd_options(rd *r, uint32_t *n_out)
     return o;
 }
 
-static int decode_keyspace(const MDB_val *v, eng_keyspace *ks)
+static int decode_keyspace(const MDB_val *k, const MDB_val *v, eng_keyspace *ks)
 {
-    rd r = rd_record(v);
+    rd r = rd_record(k, v);
     uint8_t durable = rd_u8(&r);
     if (durable > 1)
         r.bad = 1;
@@ -406,9 +464,9 @@ static void rd_dropped(rd *r, eng_table *t, eng_schema *s)
 }
 
 /* Table record into t (ks and name already set); user types resolve through s. */
-static int decode_table(const MDB_val *v, eng_table *t, eng_schema *s)
+static int decode_table(const MDB_val *k, const MDB_val *v, eng_table *t, eng_schema *s)
 {
-    rd r = rd_record(v);
+    rd r = rd_record(k, v);
     const uint8_t *id = rd_bytes(&r, 16);
     if (id)
         memcpy(t->id, id, 16);
@@ -487,10 +545,20 @@ static int scan_meta(MDB_txn *txn, MDB_dbi meta, kv_list lists[3], eng_err *err)
     while ((rc = mdb_cursor_get(cur, &k, &v, op)) == 0) {
         op = MDB_NEXT;
         const uint8_t *p = k.mv_data;
-        if (k.mv_size < 2 || p[1] != 0)
-            continue;
-        int which = p[0] == 'K' ? 0 : p[0] == 'T' ? 1 : p[0] == 'Y' ? 2 : -1;
-        if (which >= 0 && kv_push(&lists[which], &k, &v)) {
+        if (k.mv_size == 1 && (p[0] == 'v' || p[0] == 'h'))
+            continue; /* the version and the timestamp mark */
+        int which = k.mv_size < 2 || p[1] != 0 ? -1
+                    : p[0] == 'K'              ? 0
+                    : p[0] == 'T'              ? 1
+                    : p[0] == 'Y'              ? 2
+                                               : -1;
+        if (which < 0) { /* a record whose key lost its shape: never skip it silently */
+            rc = MDB_NOTFOUND;
+            mdb_cursor_close(cur);
+            return eng_errorf(err, ENG_E_CORRUPT,
+                              "database file is corrupted (an unknown key in the catalog)");
+        }
+        if (kv_push(&lists[which], &k, &v)) {
             rc = ENOMEM;
             break;
         }
@@ -520,7 +588,7 @@ static int load_keyspaces(eng_schema *s, const kv_list *l, eng_err *err)
         s->n_keyspaces = i + 1;
         int rc = split_key(&l->k[i], 0, &ks->name, &none);
         if (!rc)
-            rc = decode_keyspace(&l->v[i], ks);
+            rc = decode_keyspace(&l->k[i], &l->v[i], ks);
         if (rc)
             return load_error(err, rc, "keyspace", ks->name, NULL);
     }
@@ -540,7 +608,7 @@ static const eng_type *built_resolver(void *ctx, const char *ks, const char *nam
 
 typedef struct udt_raw {
     char *ks, *name;
-    const MDB_val *v;
+    const MDB_val *k, *v;
     int built;
 } udt_raw;
 
@@ -556,7 +624,7 @@ static int has_dup_name(char *const *names, uint32_t n)
 /* One user type, if every type it uses is built: 0, ENG_E_NOMEM or ENG_E_CORRUPT. */
 static int build_udt(const udt_raw *u, eng_schema *s, eng_type **out)
 {
-    rd r = rd_record(u->v);
+    rd r = rd_record(u->k, u->v);
     uint32_t n = rd_count(&r);
     if (n > UINT16_MAX)
         r.bad = 1;
@@ -627,6 +695,7 @@ static int load_types(eng_schema *s, const kv_list *l, eng_err *err)
     s->types = eng_calloc(l->n, sizeof *s->types);
     int rc = (raw && s->types) ? 0 : load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
     for (uint32_t i = 0; !rc && i < l->n; i++) {
+        raw[i].k = &l->k[i];
         raw[i].v = &l->v[i];
         rc = split_key(&l->k[i], 1, &raw[i].ks, &raw[i].name);
         if (!rc && !eng_schema_keyspace(s, raw[i].ks))
@@ -657,7 +726,8 @@ static int load_tables(eng_schema *s, const kv_list *l, eng_err *err)
         s->n_tables = i + 1;
         int rc = split_key(&l->k[i], 1, &t->ks, &t->name);
         if (!rc)
-            rc = eng_schema_keyspace(s, t->ks) ? decode_table(&l->v[i], t, s) : ENG_E_CORRUPT;
+            rc = eng_schema_keyspace(s, t->ks) ? decode_table(&l->k[i], &l->v[i], t, s)
+                                               : ENG_E_CORRUPT;
         if (rc)
             return load_error(err, rc, "table", t->ks, t->name);
     }

@@ -31,6 +31,12 @@
 
 /* Reads the stored schema version (0 for a new database). */
 int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err);
+/* A 64-bit entry of meta under key ("v", "h"), checksummed: 0, MDB_NOTFOUND when there is
+   none, ENG_E_CORRUPT when it fails its checksum, or another engine error. */
+int eng_catalog_get_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t *out,
+                        eng_err *err);
+int eng_catalog_put_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t value,
+                        eng_err *err);
 /* Builds a snapshot of everything stored; refs = 1. */
 int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err);
 

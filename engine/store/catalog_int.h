@@ -21,8 +21,8 @@ int eng_catalog_nomem(eng_err *err);
 
 /* Resets b to the key of a record: tag ('K', 'T' or 'Y') 0 ks, then 0 name unless name is NULL. */
 void eng_catalog_make_key(eng_buf *b, char tag, const char *ks, const char *name);
-/* Writes one record in txn. */
-int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, const eng_buf *val,
+/* Writes one record in txn, sealing val (an eng_catalog_encode_* result) under key first. */
+int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_buf *val,
                          eng_err *err);
 /* Deletes one record in txn; a record that is not there is no error. */
 int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err *err);

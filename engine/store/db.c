@@ -174,6 +174,7 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
     /* Adopt a larger size another process may have set. */
     if ((rc = mdb_env_set_mapsize(db->env, 0)))
         return eng_lmdb_err(err, rc, "map the database");
+    eng_map_locate(db);
     MDB_txn *txn;
     if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)))
         return eng_lmdb_err(err, rc, "begin");

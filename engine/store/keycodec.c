@@ -37,6 +37,7 @@
  * exactly an encoding produced here as ENG_E_CORRUPT.
  */
 #include "engine/store/keycodec.h"
+#include "engine/value/token.h"
 
 #include <string.h>
 
@@ -1150,8 +1151,16 @@ int eng_key_get_partition(const uint8_t **pp, const uint8_t *end, int64_t *token
     }
     if (pk && pk->oom)
         return eng_errorf(err, ENG_E_NOMEM, "Out of memory decoding a key");
+    int64_t stored = eng_key_token_of(*pp);
+    /* The token is the key's hash: a damaged token or key byte shows as a mismatch. */
+    if (pk && stored != eng_token(pk->p + start, pk->len - start)) {
+        pk->len = start;
+        return eng_errorf(err, ENG_E_CORRUPT,
+                          "Corrupt partition prefix in an encoded key: its token is not the hash "
+                          "of its key");
+    }
     if (token)
-        *token = eng_key_token_of(*pp);
+        *token = stored;
     *pp = r.p;
     return 0;
 }

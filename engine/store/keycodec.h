@@ -62,7 +62,9 @@ int eng_key_skip(const eng_type *t, const uint8_t **pp, const uint8_t *end, int 
 void eng_key_put_partition(eng_buf *out, int64_t token, const uint8_t *pk, size_t pk_len);
 /*
  * Reads back a partition prefix; appends the partition key bytes to pk and
- * sets *token (either may be NULL to skip). 0, ENG_E_CORRUPT, or ENG_E_NOMEM.
+ * sets *token (either may be NULL to skip). With pk, the stored token must be
+ * the key's token (eng_token), else the prefix is damaged. 0, ENG_E_CORRUPT,
+ * or ENG_E_NOMEM.
  */
 int eng_key_get_partition(const uint8_t **pp, const uint8_t *end, int64_t *token, eng_buf *pk,
                           eng_err *err);

@@ -91,6 +91,8 @@ typedef struct reader {
     uint32_t last_in_partition;
     range rg;
     eng_buf tmp, lo, hi;
+    const uint8_t *at_key; /* the cursor's key after the last cur_get (NULL: unknown) */
+    size_t at_len;
 } reader;
 
 static int nomem(reader *r) { return eng_errorf(r->err, ENG_E_NOMEM, "out of memory in a read"); }
@@ -367,11 +369,126 @@ static size_t vrows_lower_bound(const eng_vrows *v, const MDB_val *k)
  */
 static int vrows_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op);
 
+/* ---- what LMDB hands back, checked before it is used ----
+ *
+ * LMDB trusts its pages. On a damaged one it may hand back a key or value
+ * running past the end of the file, keys out of order, or a search that
+ * lands past the keys it looked for. Each cursor step is checked here so
+ * that such damage is an error, never a crash or a wrong answer: what is
+ * handed back must lie in the file (eng_map_holds), a step must move
+ * strictly in its direction, a search must land at or after its target, and
+ * the key just before where a search landed must be below the target and
+ * intact (a key damaged so that it sorts lower would otherwise be stepped
+ * over, its row lost without a word). The key at which a walk leaves its
+ * range is verified too (verify_boundary): a row whose key was damaged so
+ * that it sorts higher ends the walk there.
+ */
+
+/* The error for damage found in a read; returns the LMDB code the walks pass up. */
+static int damaged(reader *r, const char *what)
+{
+    eng_errorf(r->err, ENG_E_CORRUPT, "database file is corrupted (%s in table %s.%s)", what,
+               r->t->ks, r->t->name);
+    return MDB_CORRUPTED;
+}
+
+/* The stored value under key k verifies (checksum bound to the key). */
+static int verify_stored(reader *r, const MDB_val *k, const MDB_val *v)
+{
+    eng_err e;
+    eng_err_clear(&e);
+    if (eng_stored_verify(v->mv_data, v->mv_size, eng_storage_seal(r->t, k->mv_data, k->mv_size),
+                          "value", &e) == 0)
+        return 0;
+    return damaged(r, "a stored key or value does not match its checksum");
+}
+
+static int checked_step(reader *r, const MDB_val *k, const MDB_val *v, MDB_cursor_op op,
+                        const MDB_val *target)
+{
+    if (!eng_map_holds(r->db, k->mv_data, k->mv_size, 1) ||
+        !eng_map_holds(r->db, v->mv_data, v->mv_size, 1))
+        return damaged(r, "a key or value runs past the end of the file");
+    int c;
+    switch (op) {
+    case MDB_NEXT:
+    case MDB_PREV:
+        if (r->at_key) {
+            c = key_cmp(k->mv_data, k->mv_size, r->at_key, r->at_len);
+            if (op == MDB_NEXT ? c <= 0 : c >= 0)
+                return damaged(r, "keys out of order");
+        }
+        break;
+    case MDB_SET_RANGE:
+    case MDB_SET_KEY:
+        c = key_cmp(k->mv_data, k->mv_size, target->mv_data, target->mv_size);
+        if (op == MDB_SET_RANGE ? c < 0 : c != 0)
+            return damaged(r, "a search landed before its key");
+        break;
+    default:
+        break;
+    }
+    r->at_key = k->mv_data;
+    r->at_len = k->mv_size;
+    return 0;
+}
+
 static inline int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
-    if (__builtin_expect(r->vrows == NULL, 1))
-        return mdb_cursor_get(r->cur, k, v, op);
-    return vrows_get(r, k, v, op);
+    if (__builtin_expect(r->vrows != NULL, 0))
+        return vrows_get(r, k, v, op);
+    MDB_val target = {0, NULL};
+    if (op == MDB_SET_RANGE || op == MDB_SET_KEY)
+        target = *k;
+    int mrc = mdb_cursor_get(r->cur, k, v, op);
+    if (mrc) {
+        r->at_key = NULL;
+        return mrc;
+    }
+    return checked_step(r, k, v, op, &target);
+}
+
+/* A key at which a walk leaves its range: it must be intact, or a row was lost there. */
+static int verify_boundary(reader *r, const MDB_val *k, const MDB_val *v)
+{
+    return r->vrows ? 0 : verify_stored(r, k, v);
+}
+
+/*
+ * MDB_SET_RANGE to [t, t + len), checking the key just before the landing
+ * point: below t and intact. The cursor is left where the search landed.
+ */
+static int seek(reader *r, const uint8_t *t, size_t len, MDB_val *k, MDB_val *v)
+{
+    k->mv_data = (void *)t;
+    k->mv_size = len;
+    int mrc = cur_get(r, k, v, MDB_SET_RANGE);
+    if (r->vrows || (mrc && mrc != MDB_NOTFOUND))
+        return mrc;
+    MDB_val pk, pv;
+    int prc = cur_get(r, &pk, &pv, mrc ? MDB_LAST : MDB_PREV);
+    if (prc == 0) {
+        if (key_cmp(pk.mv_data, pk.mv_size, t, len) >= 0)
+            return damaged(r, "a search landed past a key it looked for");
+        if ((prc = verify_stored(r, &pk, &pv)))
+            return prc;
+    } else if (prc != MDB_NOTFOUND) {
+        return prc;
+    }
+    if (mrc)
+        return mrc;
+    /* back to the landing point */
+    MDB_val landing = *k;
+    if (prc == 0)
+        mrc = cur_get(r, k, v, MDB_NEXT);
+    else {
+        k->mv_data = (void *)t;
+        k->mv_size = len;
+        mrc = cur_get(r, k, v, MDB_SET_RANGE);
+    }
+    if (mrc == 0 && key_cmp(k->mv_data, k->mv_size, landing.mv_data, landing.mv_size) != 0)
+        return damaged(r, "a search landed on a key it cannot find again");
+    return mrc;
 }
 
 /* cur_get on a virtual table's rows. */
@@ -492,23 +609,27 @@ static int walk(reader *r)
     int mrc;
     MDB_cursor_op step = r->forward ? MDB_NEXT : MDB_PREV;
     if (r->forward) {
-        k.mv_size = g->lo.len;
-        k.mv_data = g->lo.p;
-        mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
+        mrc = seek(r, g->lo.p, g->lo.len, &k, &v);
     } else if (g->hi_inf) {
         mrc = cur_get(r, &k, &v, MDB_LAST);
     } else {
         k.mv_size = g->hi.len;
         k.mv_data = g->hi.p;
         mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
-        mrc = mrc == MDB_NOTFOUND ? cur_get(r, &k, &v, MDB_LAST)
-                                  : (mrc ? mrc : cur_get(r, &k, &v, MDB_PREV));
+        if (mrc == 0 && (mrc = verify_boundary(r, &k, &v)) == 0)
+            mrc = cur_get(r, &k, &v, MDB_PREV);
+        else if (mrc == MDB_NOTFOUND)
+            mrc = cur_get(r, &k, &v, MDB_LAST);
+        if (mrc == 0 && key_cmp(k.mv_data, k.mv_size, g->hi.p, g->hi.len) >= 0)
+            mrc = damaged(r, "a search landed past a key it looked for");
     }
     int stop = 0;
     while (mrc == 0 && !r->done && !stop) {
         if (r->forward ? (!g->hi_inf && key_cmp(k.mv_data, k.mv_size, g->hi.p, g->hi.len) >= 0)
-                       : key_cmp(k.mv_data, k.mv_size, g->lo.p, g->lo.len) < 0)
+                       : key_cmp(k.mv_data, k.mv_size, g->lo.p, g->lo.len) < 0) {
+            mrc = verify_boundary(r, &k, &v);
             break;
+        }
         int rc = visit_row(r, &k, &v, &stop);
         if (rc)
             return rc;
@@ -519,6 +640,8 @@ static int walk(reader *r)
         return eng_lmdb_err(r->err, mrc, "read rows");
     return stop ? 1 : 0;
 }
+
+static int in_partition(const uint8_t *key, size_t len, const eng_buf *p);
 
 /* 1 if k is the key of kind `kind` of the current partition (header or static row). */
 static int is_partition_key(const reader *r, const MDB_val *k, uint8_t kind)
@@ -543,8 +666,10 @@ static int load_partition(reader *r)
     eng_buf_put_u8(&r->tmp, ENG_KIND_HEADER);
     if (r->tmp.oom)
         return nomem(r);
-    MDB_val k = {r->tmp.len, r->tmp.p}, v;
-    int rc = 0, mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
+    MDB_val k, v;
+    int rc = 0, mrc = seek(r, r->tmp.p, r->tmp.len, &k, &v);
+    if (mrc == 0 && !in_partition(k.mv_data, k.mv_size, &r->prefix))
+        mrc = verify_boundary(r, &k, &v);
     if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
         rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
                                 &r->header, &r->header_arena, r->err);
@@ -593,9 +718,13 @@ static int any_live_row(reader *r, int *live)
     *live = 0;
     if (set_unbounded(r) < 0)
         return nomem(r);
-    MDB_val k = {r->rg.lo.len, r->rg.lo.p}, v;
-    int mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
-    while (mrc == 0 && key_cmp(k.mv_data, k.mv_size, r->rg.hi.p, r->rg.hi.len) < 0) {
+    MDB_val k, v;
+    int mrc = seek(r, r->rg.lo.p, r->rg.lo.len, &k, &v);
+    while (mrc == 0) {
+        if (key_cmp(k.mv_data, k.mv_size, r->rg.hi.p, r->rg.hi.len) >= 0) {
+            mrc = verify_boundary(r, &k, &v);
+            break;
+        }
         eng_arena_reset(&r->row_arena);
         eng_row row;
         int rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
@@ -641,8 +770,10 @@ static int read_point(reader *r)
         return rc;
     if (r->lo.len > ENG_MAX_KEY)
         return 0; /* such a key cannot have been stored */
-    MDB_val k = {r->lo.len, r->lo.p}, v;
-    int mrc = cur_get(r, &k, &v, MDB_SET_KEY);
+    MDB_val k, v;
+    int mrc = seek(r, r->lo.p, r->lo.len, &k, &v);
+    if (mrc == 0 && key_cmp(k.mv_data, k.mv_size, r->lo.p, r->lo.len) != 0)
+        mrc = verify_boundary(r, &k, &v) ? MDB_CORRUPTED : MDB_NOTFOUND; /* not there */
     if (mrc == MDB_NOTFOUND)
         return 0;
     if (mrc)
@@ -754,7 +885,7 @@ static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint
         k.mv_data = start;
     }
     int first = 1;
-    int mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
+    int mrc = seek(r, k.mv_data, k.mv_size, &k, &v);
     while (mrc == 0 && !r->done) {
         const uint8_t *p = k.mv_data, *end = p + k.mv_size;
         int64_t token;
@@ -762,8 +893,10 @@ static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint
         int rc = eng_key_get_partition(&p, end, &token, &r->pk_bytes, r->err);
         if (rc)
             return rc;
-        if (q->token_hi_incl ? token > q->token_hi : token >= q->token_hi)
+        if (q->token_hi_incl ? token > q->token_hi : token >= q->token_hi) {
+            mrc = verify_boundary(r, &k, &v);
             break;
+        }
         eng_buf_reset(&r->prefix);
         eng_buf_put(&r->prefix, k.mv_data, (size_t)(p - (const uint8_t *)k.mv_data));
         if (r->prefix.oom || r->pk_bytes.oom)
@@ -785,9 +918,7 @@ static int scan_tokens(reader *r, const uint8_t *resume, size_t resume_len, uint
         eng_buf_put_u8(&r->tmp, ENG_KIND_ROW + 1);
         if (r->tmp.oom)
             return nomem(r);
-        k.mv_size = r->tmp.len;
-        k.mv_data = r->tmp.p;
-        mrc = cur_get(r, &k, &v, MDB_SET_RANGE);
+        mrc = seek(r, r->tmp.p, r->tmp.len, &k, &v);
     }
     return mrc && mrc != MDB_NOTFOUND ? eng_lmdb_err(r->err, mrc, "scan partitions") : 0;
 }

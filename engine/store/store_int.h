@@ -52,7 +52,22 @@ struct eng_db {
     pthread_mutex_t client_lock;  /* guards the client data slot */
     void *client_data;            /* the layer above's per-database state (eng_db_client_data) */
     void (*client_destroy)(void *);
+    /* data.mdb's map (mapview.c): set after each (re)map with the resize lock exclusive or
+       before the database is shared; map_lo NULL when unknown */
+    const uint8_t *map_lo;
+    size_t map_len;
+    _Atomic uint64_t file_len;    /* data.mdb's size when last measured */
 };
+
+/* Finds data.mdb's map after LMDB (re)mapped it (mapview.c). */
+void eng_map_locate(eng_db *db);
+/*
+ * 1 if [p, p + len), handed back by LMDB in a transaction of db, lies in
+ * data.mdb's mapped bytes (or, for a write transaction, off the map: its
+ * own dirty pages); 0 if reading it would run past the file or off the map.
+ * The caller holds the resize lock (any transaction does).
+ */
+int eng_map_holds(eng_db *db, const void *p, size_t len, int readonly);
 
 /* Maps an LMDB return code to an engine error with a message naming `what` (lmdb_err.c). */
 int eng_lmdb_err(eng_err *err, int rc, const char *what);

@@ -31,6 +31,7 @@ int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
         pthread_rwlock_unlock(&db->resize_lock);
         pthread_rwlock_wrlock(&db->resize_lock);
         mdb_env_set_mapsize(db->env, 0);
+        eng_map_locate(db);
         pthread_rwlock_unlock(&db->resize_lock);
         pthread_rwlock_rdlock(&db->resize_lock);
     }
@@ -96,6 +97,7 @@ int eng_grow_map(eng_db *db, eng_err *err)
     int rc = mdb_env_set_mapsize(db->env, want);
     if (rc == 0)
         db->map_size = want;
+    eng_map_locate(db);
     pthread_rwlock_unlock(&db->resize_lock);
     return rc ? eng_lmdb_err(err, rc, "grow the map") : 0;
 }
@@ -227,21 +229,17 @@ int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table
 
 int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err)
 {
-    MDB_val k = {1, "h"}, v;
+    uint64_t mark;
     int64_t hwm = INT64_MIN;
-    int rc = mdb_get(txn, db->meta, &k, &v);
-    if (rc == 0 && v.mv_size == 8)
-        hwm = (int64_t)eng_be64(v.mv_data);
-    else if (rc && rc != MDB_NOTFOUND)
-        return eng_lmdb_err(err, rc, "read timestamp mark");
+    int rc = eng_catalog_get_u64(txn, db->meta, "h", &mark, err);
+    if (rc == 0)
+        hwm = (int64_t)mark;
+    else if (rc != MDB_NOTFOUND)
+        return rc;
     int64_t now = eng_clock_now_us(&db->clock);
     int64_t ts = (hwm != INT64_MIN && now <= hwm) ? hwm + 1 : now;
-    uint8_t buf[8];
-    eng_put_be64(buf, (uint64_t)ts);
-    v.mv_size = 8;
-    v.mv_data = buf;
-    if ((rc = mdb_put(txn, db->meta, &k, &v, 0)))
-        return eng_lmdb_err(err, rc, "store timestamp mark");
+    if ((rc = eng_catalog_put_u64(txn, db->meta, "h", (uint64_t)ts, err)))
+        return rc;
     *ts_us = ts;
     return 0;
 }
