@@ -5,6 +5,7 @@
 #   make test       build and run every test; last line "N passed, N failed"
 #   make test-asan  the same tests under AddressSanitizer + UBSan
 #   make test-long  the same tests with crash loops and races at full length
+#   make test-corrupt  1,000 byte-flip corruption trials on a new seed
 #   make bench      benchmarks (figures go to docs/benchmarks.md)
 #   make demo       build and run the main job
 #   make install PREFIX=/usr/local [DESTDIR=...]
@@ -52,7 +53,7 @@ HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
-.PHONY: all lib test test-asan test-long bench demo deps install uninstall clean check-layers \
+.PHONY: all lib test test-asan test-long test-corrupt bench demo deps install uninstall clean check-layers \
         check-symbols test-run
 
 # The packages come first: a fresh machine needs only `make`.
@@ -110,6 +111,12 @@ test-asan: deps
 # The long mode: crash loops and races at their full counts (see README).
 test-long: deps
 	@CASSETTE_LONG=1 CASSETTE_TEST_TIMEOUT=3600 $(MAKE) --no-print-directory MODE=release test-run
+
+# The corruption trials alone, 1,000 of them on a new seed (tests/corrupt/test_corrupt.c).
+test-corrupt: deps
+	@$(MAKE) --no-print-directory MODE=release $(B)/tests/corrupt/test_corrupt
+	@CASSETTE_CORRUPT_RANDOM=1 CASSETTE_CORRUPT_TRIALS=$${CASSETTE_CORRUPT_TRIALS:-1000} \
+	    CASSETTE_TEST_TIMEOUT=3600 $(B)/tests/corrupt/test_corrupt
 
 bench: deps
 	@sh scripts/deps.sh bench

@@ -42,6 +42,7 @@
 #include <xxhash.h>
 
 #include "engine/store/catalog_int.h"
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h" /* eng_lmdb_err; ENG_MAP_FULL makes commit.c grow the map and rerun */
 
 #define REC_FORMAT 2    /* format byte, be32 checksum, body */
@@ -239,12 +240,15 @@ int eng_catalog_get_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t *o
                         eng_err *err)
 {
     MDB_val k = {strlen(key), (void *)key}, v;
-    int rc = mdb_get(txn, meta, &k, &v);
+    int rc = ENG_FAULT_CALL(mdb_get(txn, meta, &k, &v));
     if (rc == MDB_NOTFOUND)
         return MDB_NOTFOUND;
     if (rc)
         return eng_lmdb_err(err, rc, "read the catalog");
     const uint8_t *p = v.mv_data;
+    if (!eng_map_holds_txn(txn, v.mv_data, v.mv_size))
+        return eng_errorf(err, ENG_E_CORRUPT, "database file is corrupted (catalog entry %s)",
+                          key);
     if (v.mv_size != 8 &&
         (v.mv_size != 12 || eng_be32(p + 8) != record_checksum(key, k.mv_size, p, 8)))
         return eng_errorf(err, ENG_E_CORRUPT, "database file is corrupted (catalog entry %s)",
@@ -537,13 +541,20 @@ static int kv_push(kv_list *l, const MDB_val *k, const MDB_val *v)
 static int scan_meta(MDB_txn *txn, MDB_dbi meta, kv_list lists[3], eng_err *err)
 {
     MDB_cursor *cur;
-    int rc = mdb_cursor_open(txn, meta, &cur);
+    int rc = ENG_FAULT_CALL(mdb_cursor_open(txn, meta, &cur));
     if (rc)
         return eng_lmdb_err(err, rc, "read schema");
     MDB_val k, v;
     MDB_cursor_op op = MDB_FIRST;
-    while ((rc = mdb_cursor_get(cur, &k, &v, op)) == 0) {
+    while ((rc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, op))) == 0) {
         op = MDB_NEXT;
+        if (!eng_map_holds_txn(txn, k.mv_data, k.mv_size) ||
+            !eng_map_holds_txn(txn, v.mv_data, v.mv_size)) {
+            mdb_cursor_close(cur);
+            return eng_errorf(err, ENG_E_CORRUPT,
+                              "database file is corrupted (a catalog record runs past the end "
+                              "of the file)");
+        }
         const uint8_t *p = k.mv_data;
         if (k.mv_size == 1 && (p[0] == 'v' || p[0] == 'h'))
             continue; /* the version and the timestamp mark */

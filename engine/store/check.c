@@ -26,6 +26,7 @@
 
 #include "engine/store/keycodec.h"
 #include "engine/store/rowkey.h"
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 
 #define MAX_REPORTED 16
@@ -40,6 +41,8 @@ typedef struct checker {
     eng_val pk_vals[ENG_MAX_KEY_COLUMNS];
     eng_val ck_vals[ENG_MAX_KEY_COLUMNS];
     uint64_t keys;
+    eng_schema *schema;     /* the snapshot checked */
+    const eng_table *table; /* the table being walked (NULL: the catalog) */
 } checker;
 
 static int problem(checker *c, const eng_table *t, const char *what, const char *detail)
@@ -133,7 +136,7 @@ static int check_record(checker *c, const eng_table *t, const MDB_val *k, const 
 static int check_table(checker *c, const eng_table *t)
 {
     MDB_cursor *cur;
-    int mrc = mdb_cursor_open(c->txn, t->dbi, &cur);
+    int mrc = ENG_FAULT_CALL(mdb_cursor_open(c->txn, t->dbi, &cur));
     if (mrc) {
         eng_err e;
         eng_err_clear(&e);
@@ -143,8 +146,8 @@ static int check_table(checker *c, const eng_table *t)
     MDB_val k, v, prev = {0, NULL};
     uint64_t n = 0;
     int rc = 0;
-    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
-         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    for (mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_FIRST)); mrc == 0;
+         mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_NEXT))) {
         if (!eng_map_holds(c->db, k.mv_data, k.mv_size, 1) ||
             !eng_map_holds(c->db, v.mv_data, v.mv_size, 1)) {
             rc = problem(c, t, "a key or value runs past the end of the file", NULL);
@@ -174,7 +177,7 @@ static int check_table(checker *c, const eng_table *t)
         rc = problem(c, t, "cannot be read", e.msg);
     }
     MDB_stat st;
-    if (!rc && mdb_stat(c->txn, t->dbi, &st) == 0 && st.ms_entries != n) {
+    if (!rc && ENG_FAULT_CALL(mdb_stat(c->txn, t->dbi, &st)) == 0 && st.ms_entries != n) {
         char detail[96];
         snprintf(detail, sizeof detail, "%llu keys walked, %llu counted",
                  (unsigned long long)n, (unsigned long long)st.ms_entries);
@@ -192,21 +195,31 @@ int eng_db_check(eng_db *db, eng_buf *report, eng_err *err)
     c.db = db;
     c.report = report;
     eng_arena_init(&c.arena, 4096);
-    eng_schema *cur = NULL;
     int stale = 0, rc = eng_read_begin(db, &c.txn, err);
     if (rc)
         return rc;
-    eng_err e;
-    eng_err_clear(&e);
-    if (eng_db_schema_in(db, c.txn, 1, &cur, &stale, &e) || stale) {
-        problem(&c, NULL, "the schema does not load", stale ? "it changed while checking" : e.msg);
+    eng_fault_frame fault;
+    if (ENG_FAULT_TRY(&fault)) {
+        eng_fault_pop(&fault);
+        problem(&c, c.table, "LMDB faulted reading its pages", "they are damaged");
+        eng_read_abandon(db, c.txn);
     } else {
-        for (uint32_t i = 0; i < cur->n_tables; i++)
-            check_table(&c, &cur->tables[i]);
+        eng_err e;
+        eng_err_clear(&e);
+        if (eng_db_schema_in(db, c.txn, 1, &c.schema, &stale, &e) || stale) {
+            problem(&c, NULL, "the schema does not load",
+                    stale ? "it changed while checking" : e.msg);
+        } else {
+            for (uint32_t i = 0; i < c.schema->n_tables; i++) {
+                c.table = &c.schema->tables[i];
+                check_table(&c, c.table);
+            }
+        }
+        eng_fault_pop(&fault);
+        eng_read_end(db, c.txn);
     }
-    eng_read_end(db, c.txn);
-    if (cur)
-        eng_schema_unref(cur);
+    if (c.schema)
+        eng_schema_unref(c.schema);
     eng_buf_free(&c.pk);
     eng_buf_free(&c.ck);
     eng_arena_free(&c.arena);

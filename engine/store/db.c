@@ -6,6 +6,7 @@
  * transaction discipline itself is txn.c's; the write path's, commit.c's.
  */
 #include "engine/store/store_int.h"
+#include "engine/store/fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -139,8 +140,40 @@ static int reserve_lock_file(const char *dir, eng_err *err)
     return 0; /* any other failure is LMDB's to report, as it would without this step */
 }
 
+/*
+ * Opens (creating it in a new database) the catalog's sub-database, in a
+ * write transaction: no other process commits meanwhile, so the meta pages
+ * checked here are the ones this transaction started from.
+ */
+static int open_catalog(eng_db *db, eng_err *err)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (rc)
+        return eng_lmdb_err(err, rc, "begin");
+    eng_fault_frame fault;
+    if (ENG_FAULT_TRY(&fault)) {
+        eng_fault_pop(&fault);
+        mdb_txn_abort(txn);
+        return eng_errorf(err, ENG_E_CORRUPT,
+                          "database file is corrupted (LMDB faulted reading its root pages)");
+    }
+    rc = eng_meta_pages_check(db, err);
+    if (!rc && (rc = ENG_FAULT_CALL(mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))))
+        rc = eng_lmdb_err(err, rc, "open catalog");
+    eng_fault_pop(&fault);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    if ((rc = mdb_txn_commit(txn)))
+        return eng_lmdb_write_err(db, err, rc, "commit");
+    return 0;
+}
+
 static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
 {
+    eng_fault_install();
     int rc = mdb_env_create(&db->env);
     if (rc) {
         db->env = NULL;
@@ -175,15 +208,9 @@ static int open_env(eng_db *db, const eng_db_options *opts, eng_err *err)
     if ((rc = mdb_env_set_mapsize(db->env, 0)))
         return eng_lmdb_err(err, rc, "map the database");
     eng_map_locate(db);
-    MDB_txn *txn;
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)))
-        return eng_lmdb_err(err, rc, "begin");
-    if ((rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
-        mdb_txn_abort(txn);
-        return eng_lmdb_err(err, rc, "open catalog");
-    }
-    if ((rc = mdb_txn_commit(txn)))
-        return eng_lmdb_write_err(db, err, rc, "commit");
+    mdb_env_set_userctx(db->env, db);
+    if ((rc = open_catalog(db, err)))
+        return rc;
     if ((rc = eng_db_reload_schema(db, err)))
         return rc;
     if (db->durability == ENG_DURABLE_NONE || (opts && opts->no_group_commit))

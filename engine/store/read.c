@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "engine/store/store_int.h"
+#include "engine/store/fault.h"
 #include "engine/store/keycodec.h"
 #include "engine/store/rowkey.h"
 #include "engine/value/token.h"
@@ -93,6 +94,7 @@ typedef struct reader {
     eng_buf tmp, lo, hi;
     const uint8_t *at_key; /* the cursor's key after the last cur_get (NULL: unknown) */
     size_t at_len;
+    eng_schema *schema;    /* the snapshot of the read transaction (read_once) */
 } reader;
 
 static int nomem(reader *r) { return eng_errorf(r->err, ENG_E_NOMEM, "out of memory in a read"); }
@@ -440,7 +442,7 @@ static inline int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
     MDB_val target = {0, NULL};
     if (op == MDB_SET_RANGE || op == MDB_SET_KEY)
         target = *k;
-    int mrc = mdb_cursor_get(r->cur, k, v, op);
+    int mrc = ENG_FAULT_CALL(mdb_cursor_get(r->cur, k, v, op));
     if (mrc) {
         r->at_key = NULL;
         return mrc;
@@ -1003,14 +1005,14 @@ static int open_cursor(reader *r, MDB_dbi dbi)
 {
     int mrc;
     if (r->cur && r->cur_dbi == dbi) {
-        mrc = mdb_cursor_renew(r->txn, r->cur);
+        mrc = ENG_FAULT_CALL(mdb_cursor_renew(r->txn, r->cur));
         if (mrc == 0)
             return 0;
     }
     if (r->cur)
         mdb_cursor_close(r->cur);
     r->cur = NULL;
-    mrc = mdb_cursor_open(r->txn, dbi, &r->cur);
+    mrc = ENG_FAULT_CALL(mdb_cursor_open(r->txn, dbi, &r->cur));
     if (mrc) {
         r->cur = NULL;
         return eng_lmdb_err(r->err, mrc, "open cursor");
@@ -1062,20 +1064,35 @@ static int read_virtual(reader *r)
 
 static int read_once(reader *r, int *restart)
 {
-    eng_schema *cur = NULL;
-    int stale = 0;
+    eng_fault_frame fault;
     *restart = 0;
+    r->schema = NULL;
     int rc = eng_read_begin(r->db, &r->txn, r->err);
     if (rc)
         return rc;
-    rc = eng_db_schema_in(r->db, r->txn, 1, &cur, &stale, r->err);
+    if (ENG_FAULT_TRY(&fault)) {
+        /* LMDB faulted on a damaged page: the transaction may only be aborted */
+        eng_fault_pop(&fault);
+        if (r->cur)
+            mdb_cursor_close(r->cur);
+        r->cur = NULL;
+        eng_read_abandon(r->db, r->txn);
+        r->txn = NULL;
+        if (r->schema)
+            eng_schema_unref(r->schema);
+        return eng_errorf(r->err, ENG_E_CORRUPT,
+                          "database file is corrupted (LMDB faulted reading table %s.%s)",
+                          r->q->table->ks, r->q->table->name);
+    }
+    int stale = 0;
+    rc = eng_db_schema_in(r->db, r->txn, 1, &r->schema, &stale, r->err);
     if (!rc && stale) {
         *restart = 1;
         goto out;
     }
     const eng_table *t = NULL;
     if (!rc)
-        rc = eng_resolve_table(cur, r->q->table, &t, r->err);
+        rc = eng_resolve_table(r->schema, r->q->table, &t, r->err);
     if (!rc)
         rc = open_cursor(r, t->dbi);
     if (rc)
@@ -1086,10 +1103,12 @@ static int read_once(reader *r, int *restart)
     r->t = r->q->table;
     rc = scan(r);
 out:
+    eng_fault_pop(&fault);
     eng_read_end(r->db, r->txn);
     r->txn = NULL;
-    if (cur)
-        eng_schema_unref(cur);
+    if (r->schema)
+        eng_schema_unref(r->schema);
+    r->schema = NULL;
     return rc;
 }
 

@@ -68,6 +68,13 @@ void eng_map_locate(eng_db *db);
  * The caller holds the resize lock (any transaction does).
  */
 int eng_map_holds(eng_db *db, const void *p, size_t len, int readonly);
+/* eng_map_holds for code that has a transaction but not its database (the catalog): the
+   database is the environment's user context, and off-map bytes are let through. */
+int eng_map_holds_txn(MDB_txn *txn, const void *p, size_t len);
+
+/* Checks data.mdb's two meta pages (mapview.c): ENG_E_CORRUPT when their transaction ids or
+   page numbers cannot be LMDB's. Call it where no other process commits (in a write txn). */
+int eng_meta_pages_check(eng_db *db, eng_err *err);
 
 /* Maps an LMDB return code to an engine error with a message naming `what` (lmdb_err.c). */
 int eng_lmdb_err(eng_err *err, int rc, const char *what);
@@ -86,6 +93,8 @@ void eng_read_pool_free(eng_db *db);
 /* Read transaction (from the pool); end it with eng_read_end. */
 int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err);
 void eng_read_end(eng_db *db, MDB_txn *txn);
+/* Ends a read transaction in an unknown state (after a fault in LMDB): aborted, not pooled. */
+void eng_read_abandon(eng_db *db, MDB_txn *txn);
 
 /*
  * Runs body(db, txn, cur, ctx, err) in a write transaction and commits;

@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 
 /* ---- read transactions ---- */
@@ -67,6 +68,13 @@ int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err)
     return 0;
 }
 
+void eng_read_abandon(eng_db *db, MDB_txn *txn)
+{
+    if (txn)
+        mdb_txn_abort(txn);
+    pthread_rwlock_unlock(&db->resize_lock);
+}
+
 void eng_read_end(eng_db *db, MDB_txn *txn)
 {
     if (!txn)
@@ -109,47 +117,64 @@ static int schema_version(MDB_txn *txn, MDB_dbi meta, uint64_t *v, eng_err *err)
     return eng_catalog_version(txn, meta, v, err);
 }
 
+/* Loads the stored schema into *out unless db->schema is already at its version, and opens
+   its tables' sub-databases in txn. */
+static int load_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, eng_err *err)
+{
+    uint64_t v;
+    int rc = schema_version(txn, db->meta, &v, err);
+    if (rc || (db->schema && db->schema->version == v))
+        return rc;
+    if ((rc = eng_schema_load(txn, db->meta, out, err)))
+        return rc;
+    eng_schema *s = *out;
+    for (uint32_t i = 0; i < s->n_tables; i++) {
+        char name[34];
+        eng_table_dbname(s->tables[i].id, name);
+        MDB_dbi dbi;
+        int mrc = ENG_FAULT_CALL(mdb_dbi_open(txn, name, 0, &dbi));
+        if (mrc)
+            return eng_lmdb_err(err, mrc, "open table storage");
+        s->tables[i].dbi = dbi;
+    }
+    return 0;
+}
+
 int eng_db_reload_schema(eng_db *db, eng_err *err)
 {
     pthread_mutex_lock(&db->schema_lock);
     MDB_txn *txn = NULL;
     eng_schema *s = NULL;
+    eng_fault_frame fault;
     int rc = eng_txn_begin(db, MDB_RDONLY, &txn);
     if (rc) {
-        rc = eng_lmdb_err(err, rc, "begin schema transaction");
-        goto out;
+        pthread_mutex_unlock(&db->schema_lock);
+        return eng_lmdb_err(err, rc, "begin schema transaction");
     }
-    uint64_t v;
-    if ((rc = schema_version(txn, db->meta, &v, err)))
-        goto out;
-    if (db->schema && db->schema->version == v)
-        goto out;
-    if ((rc = eng_schema_load(txn, db->meta, &s, err)))
-        goto out;
-    for (uint32_t i = 0; i < s->n_tables; i++) {
-        char name[34];
-        eng_table_dbname(s->tables[i].id, name);
-        MDB_dbi dbi;
-        int mrc = mdb_dbi_open(txn, name, 0, &dbi);
-        if (mrc) {
-            rc = eng_lmdb_err(err, mrc, "open table storage");
-            goto out;
+    if (ENG_FAULT_TRY(&fault)) {
+        /* LMDB faulted on a damaged catalog page (a snapshot half built is left behind) */
+        eng_fault_pop(&fault);
+        mdb_txn_abort(txn);
+        pthread_mutex_unlock(&db->schema_lock);
+        return eng_errorf(err, ENG_E_CORRUPT,
+                          "database file is corrupted (LMDB faulted reading the catalog)");
+    }
+    rc = load_schema_in(db, txn, &s, err);
+    eng_fault_pop(&fault);
+    if (!rc && s) {
+        /* Committing a read transaction makes the opened handles process-wide. */
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+        if (rc) {
+            rc = eng_lmdb_err(err, rc, "open table storage");
+        } else {
+            eng_schema *old = db->schema;
+            db->schema = s;
+            s = NULL;
+            if (old)
+                eng_schema_unref(old);
         }
-        s->tables[i].dbi = dbi;
     }
-    /* Committing a read transaction makes the opened handles process-wide. */
-    rc = mdb_txn_commit(txn);
-    txn = NULL;
-    if (rc) {
-        rc = eng_lmdb_err(err, rc, "open table storage");
-        goto out;
-    }
-    eng_schema *old = db->schema;
-    db->schema = s;
-    s = NULL;
-    if (old)
-        eng_schema_unref(old);
-out:
     if (txn)
         mdb_txn_abort(txn);
     if (s)

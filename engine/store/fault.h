@@ -1,0 +1,73 @@
+/*
+ * Faults inside LMDB turned into errors. LMDB follows the page numbers and
+ * node offsets of its pages without checking them, so a damaged page can
+ * make its own code read outside the map (SIGSEGV) or past the end of the
+ * file (SIGBUS). A thread that is about to call into LMDB on a path that
+ * reads stored data pushes a frame and marks the calls it makes; a fault
+ * while a marked call runs jumps back to the frame, which then reports the
+ * database as corrupted instead of the process dying. A fault anywhere else
+ * goes to whatever handler was there before (the default one: the process
+ * dies as it would have).
+ *
+ * Usage, in one function that must not return while the frame is pushed:
+ *
+ *     eng_fault_frame f;
+ *     if (ENG_FAULT_TRY(&f)) {            // a marked call faulted
+ *         eng_fault_pop(&f);
+ *         ... abort the transaction, report ENG_E_CORRUPT ...
+ *     }
+ *     ... anywhere below, on this thread:
+ *         rc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, op));
+ *     eng_fault_pop(&f);
+ *
+ * Only LMDB's own calls are marked: a fault in cassette's code is a bug and
+ * must stay a crash. A marked call with no frame pushed runs as it would
+ * unmarked. After a jump, the transaction the call was in is in an unknown
+ * state: it may only be aborted. Locals the function changes after
+ * ENG_FAULT_TRY and reads after a jump must be volatile (or live in memory
+ * reached through a pointer).
+ */
+#ifndef ENG_FAULT_H
+#define ENG_FAULT_H
+
+#include <setjmp.h>
+#include <signal.h>
+
+typedef struct eng_fault_frame {
+    sigjmp_buf jb;
+    volatile sig_atomic_t armed;  /* a marked LMDB call is running */
+    volatile sig_atomic_t jumped; /* a fault jumped back here */
+    struct eng_fault_frame *prev; /* the thread's previous frame */
+} eng_fault_frame;
+
+/* The calling thread's innermost frame (NULL: none). */
+extern _Thread_local eng_fault_frame *eng_fault_current;
+
+/* Installs the SIGSEGV / SIGBUS handlers once per process (at the first open). */
+void eng_fault_install(void);
+
+/* Makes f the calling thread's innermost frame. */
+void eng_fault_push(eng_fault_frame *f);
+/* Removes f (the innermost frame); after a jump it also unblocks the signals. */
+void eng_fault_pop(eng_fault_frame *f);
+
+/* 0 when f is pushed; the signal number when a marked call under f faulted. */
+#define ENG_FAULT_TRY(f) (eng_fault_push(f), sigsetjmp((f)->jb, 0))
+
+static inline void eng_fault_arm(void)
+{
+    if (eng_fault_current)
+        eng_fault_current->armed = 1;
+}
+
+static inline int eng_fault_disarm(int rc)
+{
+    if (eng_fault_current)
+        eng_fault_current->armed = 0;
+    return rc;
+}
+
+/* Runs one LMDB call marked, so that a fault in it jumps back to the thread's frame. */
+#define ENG_FAULT_CALL(call) (eng_fault_arm(), eng_fault_disarm(call))
+
+#endif
