@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* cqlsh's default_page_size: a SELECT is fetched, and laid out, 100 rows at a time. */
@@ -380,6 +381,7 @@ static void run_script(shell *sh)
 static void usage(FILE *f)
 {
     fputs("usage: cassette DB [-e STATEMENTS | -f FILE]\n"
+          "       cassette check DB\n"
           "       cassette --version | --help\n",
           f);
 }
@@ -401,6 +403,11 @@ static void help(void)
           "be a terminal. A failed statement prints FILE:LINE:ERROR on standard error\n"
           "(FILE is <stdin> for -e and standard input) and the next one runs; the exit\n"
           "status is 2 if any statement failed.\n"
+          "\n"
+          "cassette check DB verifies the database without changing it: every key and\n"
+          "value of every table against its checksum, key order, tokens, the catalog.\n"
+          "It prints what is damaged, or that nothing is; the exit status is 0 when\n"
+          "nothing is damaged, 1 when something is, 2 when DB cannot be checked.\n"
           "\n"
           "Environment:\n"
           "  CASSETTE_DURABILITY  when a commit reaches the disk:\n"
@@ -540,8 +547,79 @@ static void close_session(shell *sh)
     cass_cluster_free(sh->cluster);
 }
 
+/*
+ * `cassette check DB`: cassette_check in a child process, so that damage
+ * LMDB's own code faults on is reported as damage instead of killing the
+ * shell. Exit status 0 intact, 1 damaged, 2 not checked.
+ */
+static int run_check(const char *db)
+{
+    int fds[2];
+    if (pipe(fds)) {
+        perror("cassette: pipe");
+        return 2;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("cassette: fork");
+        return 2;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        static char report[1 << 16];
+        int rc = cassette_check(db, report, sizeof report);
+        size_t n = strlen(report), done = 0;
+        while (done < n) {
+            ssize_t w = write(fds[1], report + done, n - done);
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+        _exit(rc == CASS_OK ? 0 : rc == CASS_ERROR_SERVER_SERVER_ERROR ? 1 : 2);
+    }
+    close(fds[1]);
+    eng_buf out = ENG_BUF_INIT;
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0)
+        eng_buf_put(&out, chunk, (size_t)n);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int rc;
+    if (WIFSIGNALED(status)) {
+        printf("%s: damaged: the check died of signal %d following LMDB's pages (their "
+               "structure is damaged)\n",
+               db, WTERMSIG(status));
+        rc = 1;
+    } else {
+        rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+        const char *text = eng_buf_cstr(&out);
+        if (rc == 0) {
+            printf("%s: no damage found\n", db);
+        } else {
+            FILE *to = rc == 1 ? stdout : stderr;
+            for (const char *line = text; line && *line;) {
+                const char *nl = strchr(line, '\n');
+                size_t len = nl ? (size_t)(nl - line) : strlen(line);
+                fprintf(to, "%s: %s%.*s\n", db, rc == 1 ? "damaged: " : "", (int)len, line);
+                line += len + (nl != NULL);
+            }
+        }
+    }
+    eng_buf_free(&out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "check")) {
+        if (argc != 3)
+            return usage_error("cassette check takes one database directory", NULL);
+        return run_check(argv[2]);
+    }
     options opt = {0};
     int rc = parse_args(argc, argv, &opt);
     if (rc >= 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 #include "engine/store/rowkey.h"
 
@@ -63,12 +64,14 @@ static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found
 {
     MDB_val k = {key->len, key->p}, v;
     eng_row_init(row);
-    int rc = mdb_get(s->txn, s->dbi, &k, &v);
+    int rc = ENG_FAULT_CALL(mdb_get(s->txn, s->dbi, &k, &v));
     *found = rc == 0;
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
         return eng_lmdb_err(s->err, rc, "read row");
+    if ((rc = eng_stored_bounds(s->txn, s->t, &k, &v, s->err)))
+        return rc;
     return eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key->p, key->len), row,
                           &s->arena, s->err);
 }
@@ -83,8 +86,8 @@ static int load_partition(cas_state *s, const eng_cas *cas)
     eng_buf_put_u8(&key, ENG_KIND_HEADER);
     MDB_val k = {key.len, key.p}, v;
     eng_pheader_init(&s->header);
-    int mrc = key.oom ? ENOMEM : mdb_get(s->txn, s->dbi, &k, &v);
-    if (mrc == 0)
+    int mrc = key.oom ? ENOMEM : ENG_FAULT_CALL(mdb_get(s->txn, s->dbi, &k, &v));
+    if (mrc == 0 && !(rc = eng_stored_bounds(s->txn, s->t, &k, &v, s->err)))
         rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key.p, key.len),
                                 &s->header, &s->arena, s->err);
     else if (mrc != MDB_NOTFOUND)
@@ -102,7 +105,7 @@ static int load_partition(cas_state *s, const eng_cas *cas)
 static int first_live_row(cas_state *s, target *tg)
 {
     MDB_cursor *cur;
-    int mrc = mdb_cursor_open(s->txn, s->dbi, &cur);
+    int mrc = ENG_FAULT_CALL(mdb_cursor_open(s->txn, s->dbi, &cur));
     if (mrc)
         return eng_lmdb_err(s->err, mrc, "open cursor");
     eng_buf lo = ENG_BUF_INIT, hi = ENG_BUF_INIT;
@@ -115,14 +118,18 @@ static int first_live_row(cas_state *s, target *tg)
     int rc = 0;
     if (forward) {
         k = (MDB_val){lo.len, lo.p};
-        mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+        mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE));
     } else {
         k = (MDB_val){hi.len, hi.p};
-        mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-        mrc = mrc == MDB_NOTFOUND ? mdb_cursor_get(cur, &k, &v, MDB_LAST)
-                                  : (mrc ? mrc : mdb_cursor_get(cur, &k, &v, MDB_PREV));
+        mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE));
+        if (mrc == MDB_NOTFOUND)
+            mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_LAST));
+        else if (mrc == 0)
+            mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, MDB_PREV));
     }
     while (mrc == 0) {
+        if ((rc = eng_stored_bounds(s->txn, s->t, &k, &v, s->err)))
+            break;
         int inside = k.mv_size > lo.len && memcmp(k.mv_data, lo.p, lo.len) == 0;
         if (!inside)
             break;
@@ -143,7 +150,7 @@ static int first_live_row(cas_state *s, target *tg)
             eng_buf_put(&tg->key, k.mv_data, k.mv_size);
             break;
         }
-        mrc = mdb_cursor_get(cur, &k, &v, forward ? MDB_NEXT : MDB_PREV);
+        mrc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, forward ? MDB_NEXT : MDB_PREV));
     }
     if (!rc && mrc && mrc != MDB_NOTFOUND)
         rc = eng_lmdb_err(s->err, mrc, "read rows");

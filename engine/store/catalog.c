@@ -223,7 +223,7 @@ int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_buf
     eng_put_be32(val->p + 1, record_checksum(key->p, key->len, val->p + REC_HDR_LEN,
                                              val->len - REC_HDR_LEN));
     MDB_val k = {key->len, key->p}, v = {val->len, val->p};
-    int rc = mdb_put(txn, meta, &k, &v, 0);
+    int rc = ENG_FAULT_CALL(mdb_put(txn, meta, &k, &v, 0));
     return rc ? eng_lmdb_err(err, rc, "write schema") : 0;
 }
 
@@ -232,7 +232,7 @@ int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err
     if (key->oom)
         return eng_catalog_nomem(err);
     MDB_val k = {key->len, key->p};
-    int rc = mdb_del(txn, meta, &k, NULL);
+    int rc = ENG_FAULT_CALL(mdb_del(txn, meta, &k, NULL));
     return (rc && rc != MDB_NOTFOUND) ? eng_lmdb_err(err, rc, "write schema") : 0;
 }
 
@@ -264,7 +264,7 @@ int eng_catalog_put_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t va
     eng_put_be64(buf, value);
     eng_put_be32(buf + 8, record_checksum(key, strlen(key), buf, 8));
     MDB_val k = {strlen(key), (void *)key}, v = {sizeof buf, buf};
-    int rc = mdb_put(txn, meta, &k, &v, 0);
+    int rc = ENG_FAULT_CALL(mdb_put(txn, meta, &k, &v, 0));
     return rc ? eng_lmdb_err(err, rc, "write the catalog") : 0;
 }
 

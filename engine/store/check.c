@@ -42,6 +42,7 @@ typedef struct checker {
     eng_val ck_vals[ENG_MAX_KEY_COLUMNS];
     uint64_t keys;
     eng_schema *schema;     /* the snapshot checked */
+    MDB_cursor *cursor;     /* the walk's cursor (closed after a fault) */
     const eng_table *table; /* the table being walked (NULL: the catalog) */
 } checker;
 
@@ -136,8 +137,10 @@ static int check_record(checker *c, const eng_table *t, const MDB_val *k, const 
 static int check_table(checker *c, const eng_table *t)
 {
     MDB_cursor *cur;
-    int mrc = ENG_FAULT_CALL(mdb_cursor_open(c->txn, t->dbi, &cur));
+    int mrc = ENG_FAULT_CALL(mdb_cursor_open(c->txn, t->dbi, &c->cursor));
+    cur = c->cursor;
     if (mrc) {
+        c->cursor = NULL;
         eng_err e;
         eng_err_clear(&e);
         eng_lmdb_err(&e, mrc, "open the table");
@@ -185,7 +188,26 @@ static int check_table(checker *c, const eng_table *t)
     }
     c->keys += n;
     mdb_cursor_close(cur);
+    c->cursor = NULL;
     return rc;
+}
+
+/* The catalog, then every table, under eng_fault_run. */
+static int check_all(void *arg)
+{
+    checker *c = arg;
+    eng_err e;
+    eng_err_clear(&e);
+    int stale = 0;
+    if (eng_db_schema_in(c->db, c->txn, 1, &c->schema, &stale, &e) || stale) {
+        problem(c, NULL, "the schema does not load", stale ? "it changed while checking" : e.msg);
+        return 0;
+    }
+    for (uint32_t i = 0; i < c->schema->n_tables; i++) {
+        c->table = &c->schema->tables[i];
+        check_table(c, c->table);
+    }
+    return 0;
 }
 
 int eng_db_check(eng_db *db, eng_buf *report, eng_err *err)
@@ -195,27 +217,15 @@ int eng_db_check(eng_db *db, eng_buf *report, eng_err *err)
     c.db = db;
     c.report = report;
     eng_arena_init(&c.arena, 4096);
-    int stale = 0, rc = eng_read_begin(db, &c.txn, err);
+    int rc = eng_read_begin(db, &c.txn, err), unused;
     if (rc)
         return rc;
-    eng_fault_frame fault;
-    if (ENG_FAULT_TRY(&fault)) {
-        eng_fault_pop(&fault);
+    if (eng_fault_run(check_all, &c, &unused)) {
         problem(&c, c.table, "LMDB faulted reading its pages", "they are damaged");
+        if (c.cursor)
+            mdb_cursor_close(c.cursor);
         eng_read_abandon(db, c.txn);
     } else {
-        eng_err e;
-        eng_err_clear(&e);
-        if (eng_db_schema_in(db, c.txn, 1, &c.schema, &stale, &e) || stale) {
-            problem(&c, NULL, "the schema does not load",
-                    stale ? "it changed while checking" : e.msg);
-        } else {
-            for (uint32_t i = 0; i < c.schema->n_tables; i++) {
-                c.table = &c.schema->tables[i];
-                check_table(&c, c.table);
-            }
-        }
-        eng_fault_pop(&fault);
         eng_read_end(db, c.txn);
     }
     if (c.schema)

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 
 #define GROUP_MAX 1024 /* jobs per transaction: bounds the latency of the first */
@@ -116,6 +117,35 @@ static int run_jobs(eng_db *db, MDB_txn *txn, const eng_schema *cur, eng_job *jo
     return 0;
 }
 
+static int fault_error(eng_err *e)
+{
+    return eng_errorf(e, ENG_E_CORRUPT,
+                      "database file is corrupted (LMDB faulted reading it during a write)");
+}
+
+typedef struct group_run {
+    eng_db *db;
+    MDB_txn *txn;
+    eng_schema *cur;
+    eng_job *jobs;
+    size_t n;
+    int applied;
+} group_run;
+
+/* The jobs' bodies, under eng_fault_run: 0, or why the group must run again. */
+static int run_group_in(void *arg)
+{
+    group_run *g = arg;
+    if (g->n == 1 && g->jobs->exclusive) {
+        /* top level: the body may open and drop sub-databases */
+        eng_job *j = g->jobs;
+        j->rc = j->body(g->db, g->txn, g->cur, j->ctx, &j->err);
+        g->applied = j->rc == 0;
+        return j->rc == ENG_MAP_FULL || j->rc == ENG_RESTART ? j->rc : 0;
+    }
+    return run_jobs(g->db, g->txn, g->cur, g->jobs, g->n, &g->applied);
+}
+
 /* Runs n jobs from `jobs` in one transaction (an exclusive job is always alone). */
 static void run_group(eng_db *db, eng_job *jobs, size_t n)
 {
@@ -140,16 +170,18 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             fail_jobs(jobs, n, rc, &e);
             return;
         }
+        group_run g = {db, txn, cur, jobs, n, 0};
         if (stale) {
             again = ENG_RESTART;
-        } else if (n == 1 && jobs->exclusive) {
-            /* top level: the body may open and drop sub-databases */
-            jobs->rc = jobs->body(db, txn, cur, jobs->ctx, &jobs->err);
-            again = jobs->rc == ENG_MAP_FULL || jobs->rc == ENG_RESTART ? jobs->rc : 0;
-            applied = jobs->rc == 0;
-        } else {
-            again = run_jobs(db, txn, cur, jobs, n, &applied);
+        } else if (eng_fault_run(run_group_in, &g, &again)) {
+            /* LMDB faulted on a damaged page: nothing of the group is committed */
+            eng_schema_unref(cur);
+            mdb_txn_abort(txn);
+            pthread_rwlock_unlock(&db->resize_lock);
+            fail_jobs(jobs, n, fault_error(&e), &e);
+            return;
         }
+        applied = g.applied;
         eng_schema_unref(cur);
         int mrc = 0;
         if (again || !applied)
@@ -358,6 +390,21 @@ void eng_db_commit_stats(eng_db *db, eng_commit_stats *out)
 
 /* ---- write transactions: the entry points ---- */
 
+typedef struct direct_run {
+    eng_db *db;
+    MDB_txn *txn;
+    eng_schema *cur;
+    eng_write_body body;
+    void *ctx;
+    eng_err *err;
+} direct_run;
+
+static int run_direct_in(void *arg)
+{
+    direct_run *d = arg;
+    return d->body(d->db, d->txn, d->cur, d->ctx, d->err);
+}
+
 /* One body in its own transaction, committed by the calling thread. */
 static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
 {
@@ -376,8 +423,14 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
         rc = eng_db_schema_in(db, txn, 0, &cur, &stale, &local);
         if (!rc && stale)
             rc = ENG_RESTART;
-        if (!rc)
-            rc = body(db, txn, cur, ctx, &local);
+        direct_run d = {db, txn, cur, body, ctx, &local};
+        if (!rc && eng_fault_run(run_direct_in, &d, &rc)) {
+            if (cur)
+                eng_schema_unref(cur);
+            mdb_txn_abort(txn);
+            pthread_rwlock_unlock(&db->resize_lock);
+            return fault_error(err);
+        }
         if (cur)
             eng_schema_unref(cur);
         int full = 0;

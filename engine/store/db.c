@@ -140,6 +140,21 @@ static int reserve_lock_file(const char *dir, eng_err *err)
     return 0; /* any other failure is LMDB's to report, as it would without this step */
 }
 
+typedef struct catalog_open {
+    eng_db *db;
+    MDB_txn *txn;
+    eng_err *err;
+} catalog_open;
+
+static int open_catalog_in(void *arg)
+{
+    catalog_open *o = arg;
+    int rc = eng_meta_pages_check(o->db, o->err);
+    if (!rc && (rc = ENG_FAULT_CALL(mdb_dbi_open(o->txn, "meta", MDB_CREATE, &o->db->meta))))
+        rc = eng_lmdb_err(o->err, rc, "open catalog");
+    return rc;
+}
+
 /*
  * Opens (creating it in a new database) the catalog's sub-database, in a
  * write transaction: no other process commits meanwhile, so the meta pages
@@ -147,26 +162,20 @@ static int reserve_lock_file(const char *dir, eng_err *err)
  */
 static int open_catalog(eng_db *db, eng_err *err)
 {
-    MDB_txn *txn;
-    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    catalog_open o = {db, NULL, err};
+    int rc = mdb_txn_begin(db->env, NULL, 0, &o.txn);
     if (rc)
         return eng_lmdb_err(err, rc, "begin");
-    eng_fault_frame fault;
-    if (ENG_FAULT_TRY(&fault)) {
-        eng_fault_pop(&fault);
-        mdb_txn_abort(txn);
+    if (eng_fault_run(open_catalog_in, &o, &rc)) {
+        mdb_txn_abort(o.txn);
         return eng_errorf(err, ENG_E_CORRUPT,
                           "database file is corrupted (LMDB faulted reading its root pages)");
     }
-    rc = eng_meta_pages_check(db, err);
-    if (!rc && (rc = ENG_FAULT_CALL(mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))))
-        rc = eng_lmdb_err(err, rc, "open catalog");
-    eng_fault_pop(&fault);
     if (rc) {
-        mdb_txn_abort(txn);
+        mdb_txn_abort(o.txn);
         return rc;
     }
-    if ((rc = mdb_txn_commit(txn)))
+    if ((rc = mdb_txn_commit(o.txn)))
         return eng_lmdb_write_err(db, err, rc, "commit");
     return 0;
 }

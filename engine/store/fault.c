@@ -48,24 +48,24 @@ static void install(void)
 
 void eng_fault_install(void) { pthread_once(&installed, install); }
 
-void eng_fault_push(eng_fault_frame *f)
+int eng_fault_run(int (*fn)(void *arg), void *arg, int *rc)
 {
-    f->armed = 0;
-    f->jumped = 0;
-    f->prev = eng_fault_current;
-    eng_fault_current = f;
-}
-
-void eng_fault_pop(eng_fault_frame *f)
-{
-    if (eng_fault_current == f)
-        eng_fault_current = f->prev;
-    if (!f->jumped)
-        return;
-    /* the jump left the handler with its signal blocked (sigsetjmp did not save the mask) */
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGSEGV);
-    sigaddset(&s, SIGBUS);
-    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    eng_fault_frame f;
+    f.armed = 0;
+    f.jumped = 0;
+    f.prev = eng_fault_current;
+    eng_fault_current = &f;
+    int sig = sigsetjmp(f.jb, 0);
+    if (!sig)
+        *rc = fn(arg);
+    eng_fault_current = f.prev;
+    if (sig) {
+        /* the jump left the handler with its signal blocked (sigsetjmp saved no mask) */
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGSEGV);
+        sigaddset(&s, SIGBUS);
+        pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    }
+    return sig;
 }

@@ -9,23 +9,21 @@
  * goes to whatever handler was there before (the default one: the process
  * dies as it would have).
  *
- * Usage, in one function that must not return while the frame is pushed:
+ * Usage: the work that calls into LMDB runs as fn(arg) under
+ * eng_fault_run, and marks its LMDB calls:
  *
- *     eng_fault_frame f;
- *     if (ENG_FAULT_TRY(&f)) {            // a marked call faulted
- *         eng_fault_pop(&f);
- *         ... abort the transaction, report ENG_E_CORRUPT ...
+ *     static int work(void *arg) {
+ *         ... rc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, op)); ...
  *     }
- *     ... anywhere below, on this thread:
- *         rc = ENG_FAULT_CALL(mdb_cursor_get(cur, &k, &v, op));
- *     eng_fault_pop(&f);
+ *     int rc;
+ *     if (eng_fault_run(work, &state, &rc))
+ *         ... a marked call faulted: abort the transaction, report ENG_E_CORRUPT ...
  *
  * Only LMDB's own calls are marked: a fault in cassette's code is a bug and
- * must stay a crash. A marked call with no frame pushed runs as it would
- * unmarked. After a jump, the transaction the call was in is in an unknown
- * state: it may only be aborted. Locals the function changes after
- * ENG_FAULT_TRY and reads after a jump must be volatile (or live in memory
- * reached through a pointer).
+ * must stay a crash. A marked call outside eng_fault_run runs as it would
+ * unmarked. After a fault, the transaction the call was in is in an
+ * unknown state: it may only be aborted; what fn kept in its state is as it
+ * was when the fault came.
  */
 #ifndef ENG_FAULT_H
 #define ENG_FAULT_H
@@ -46,13 +44,12 @@ extern _Thread_local eng_fault_frame *eng_fault_current;
 /* Installs the SIGSEGV / SIGBUS handlers once per process (at the first open). */
 void eng_fault_install(void);
 
-/* Makes f the calling thread's innermost frame. */
-void eng_fault_push(eng_fault_frame *f);
-/* Removes f (the innermost frame); after a jump it also unblocks the signals. */
-void eng_fault_pop(eng_fault_frame *f);
-
-/* 0 when f is pushed; the signal number when a marked call under f faulted. */
-#define ENG_FAULT_TRY(f) (eng_fault_push(f), sigsetjmp((f)->jb, 0))
+/*
+ * Runs *rc = fn(arg) with the calling thread's marked LMDB calls guarded:
+ * 0 when fn returned, or the signal number when a marked call faulted (fn
+ * did not return; *rc is unset). Nests: the innermost run catches.
+ */
+int eng_fault_run(int (*fn)(void *arg), void *arg, int *rc);
 
 static inline void eng_fault_arm(void)
 {

@@ -85,6 +85,18 @@ int eng_map_holds_txn(MDB_txn *txn, const void *p, size_t len)
     return db ? eng_map_holds(db, p, len, 0) : 1;
 }
 
+int eng_stored_bounds(MDB_txn *txn, const eng_table *t, const MDB_val *k, const MDB_val *v,
+                      eng_err *err)
+{
+    if (eng_map_holds_txn(txn, k->mv_data, k->mv_size) &&
+        eng_map_holds_txn(txn, v->mv_data, v->mv_size))
+        return 0;
+    return eng_errorf(err, ENG_E_CORRUPT,
+                      "database file is corrupted (a key or value runs past the end of the file "
+                      "in table %s.%s)",
+                      t->ks, t->name);
+}
+
 /* ---- the meta pages ----
  *
  * LMDB keeps two meta pages and trusts the one with the higher transaction

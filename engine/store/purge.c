@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 #include "engine/store/keycodec.h"
 #include "engine/store/rowkey.h"
@@ -54,7 +55,9 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
     eng_arena_reset(arena);
     eng_row row;
     uint64_t seal = eng_storage_seal(t, k->mv_data, k->mv_size);
-    int rc = eng_row_decode(v->mv_data, v->mv_size, seal, &row, arena, err);
+    int rc = eng_stored_bounds(mdb_cursor_txn(cur), t, k, v, err);
+    if (!rc)
+        rc = eng_row_decode(v->mv_data, v->mv_size, seal, &row, arena, err);
     if (rc)
         return rc;
     st->rows_seen++;
@@ -71,7 +74,7 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
     int empty = eng_row_purge(&row, &covering, now_s, gc_before);
     if (empty) {
         st->rows_removed++;
-        int mrc = mdb_cursor_del(cur, 0);
+        int mrc = ENG_FAULT_CALL(mdb_cursor_del(cur, 0));
         return mrc ? eng_lmdb_err(err, mrc, "purge row") : 0;
     }
     eng_buf_reset(out);
@@ -83,7 +86,7 @@ static int purge_row(MDB_cursor *cur, const eng_table *t, const eng_pheader *h, 
         return 0;
     st->rows_rewritten++;
     MDB_val nv = {out->len, out->p};
-    int mrc = mdb_cursor_put(cur, k, &nv, MDB_CURRENT);
+    int mrc = ENG_FAULT_CALL(mdb_cursor_put(cur, k, &nv, MDB_CURRENT));
     return mrc ? eng_lmdb_err(err, mrc, "rewrite row") : 0;
 }
 
@@ -104,14 +107,14 @@ static int finish_header(MDB_txn *txn, const eng_table *t, const eng_buf *hkey, 
     MDB_val k = {hkey->len, hkey->p};
     int mrc;
     if (n.partition_del.ts_us == ENG_TS_NONE && n.n_rts == 0) {
-        mrc = mdb_del(txn, t->dbi, &k, NULL);
+        mrc = ENG_FAULT_CALL(mdb_del(txn, t->dbi, &k, NULL));
     } else {
         eng_buf_reset(out);
         eng_pheader_encode(&n, eng_storage_seal(t, hkey->p, hkey->len), out);
         if (out->oom)
             return eng_errorf(err, ENG_E_NOMEM, "out of memory in purge");
         MDB_val v = {out->len, out->p};
-        mrc = mdb_put(txn, t->dbi, &k, &v, 0);
+        mrc = ENG_FAULT_CALL(mdb_put(txn, t->dbi, &k, &v, 0));
     }
     return mrc ? eng_lmdb_err(err, mrc, "rewrite partition header") : 0;
 }
@@ -140,7 +143,7 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
     int64_t now_s = eng_clock_now_s(&db->clock);
     int64_t gc_before = now_s - t->gc_grace_s;
     MDB_cursor *c;
-    int mrc = mdb_cursor_open(txn, t->dbi, &c);
+    int mrc = ENG_FAULT_CALL(mdb_cursor_open(txn, t->dbi, &c));
     if (mrc)
         return eng_lmdb_err(err, mrc, "open cursor");
     eng_arena arena, harena;
@@ -151,8 +154,8 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
     eng_pheader_init(&h);
     int have_header = 0;
     MDB_val k = {a->resume.len, a->resume.p}, v;
-    mrc = a->resume.len ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE)
-                        : mdb_cursor_get(c, &k, &v, MDB_FIRST);
+    mrc = a->resume.len ? ENG_FAULT_CALL(mdb_cursor_get(c, &k, &v, MDB_SET_RANGE))
+                        : ENG_FAULT_CALL(mdb_cursor_get(c, &k, &v, MDB_FIRST));
     unsigned n = 0;
     while (mrc == 0 && !rc) {
         size_t plen;
@@ -178,8 +181,11 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
         }
         uint8_t kind = ((const uint8_t *)k.mv_data)[plen];
         if (kind == ENG_KIND_HEADER) {
-            rc = eng_pheader_decode(v.mv_data, v.mv_size,
-                                    eng_storage_seal(t, k.mv_data, k.mv_size), &h, &harena, err);
+            rc = eng_stored_bounds(txn, t, &k, &v, err);
+            if (!rc)
+                rc = eng_pheader_decode(v.mv_data, v.mv_size,
+                                        eng_storage_seal(t, k.mv_data, k.mv_size), &h, &harena,
+                                        err);
             eng_buf_reset(&hkey);
             eng_buf_put(&hkey, k.mv_data, k.mv_size);
             have_header = 1;
@@ -189,7 +195,7 @@ static int purge_chunk(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ct
         n++;
         /* After mdb_cursor_del, MDB_NEXT yields the record that followed the deleted one. */
         if (!rc)
-            mrc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+            mrc = ENG_FAULT_CALL(mdb_cursor_get(c, &k, &v, MDB_NEXT));
     }
     if (!rc && mrc == MDB_NOTFOUND) {
         a->finished = 1;

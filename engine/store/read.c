@@ -95,6 +95,7 @@ typedef struct reader {
     const uint8_t *at_key; /* the cursor's key after the last cur_get (NULL: unknown) */
     size_t at_len;
     eng_schema *schema;    /* the snapshot of the read transaction (read_once) */
+    int restart;           /* the schema moved: read again */
 } reader;
 
 static int nomem(reader *r) { return eng_errorf(r->err, ENG_E_NOMEM, "out of memory in a read"); }
@@ -1062,33 +1063,15 @@ static int read_virtual(reader *r)
     return rc;
 }
 
-static int read_once(reader *r, int *restart)
+/* The read itself, in r->txn, under eng_fault_run. */
+static int read_in_txn(void *arg)
 {
-    eng_fault_frame fault;
-    *restart = 0;
-    r->schema = NULL;
-    int rc = eng_read_begin(r->db, &r->txn, r->err);
-    if (rc)
-        return rc;
-    if (ENG_FAULT_TRY(&fault)) {
-        /* LMDB faulted on a damaged page: the transaction may only be aborted */
-        eng_fault_pop(&fault);
-        if (r->cur)
-            mdb_cursor_close(r->cur);
-        r->cur = NULL;
-        eng_read_abandon(r->db, r->txn);
-        r->txn = NULL;
-        if (r->schema)
-            eng_schema_unref(r->schema);
-        return eng_errorf(r->err, ENG_E_CORRUPT,
-                          "database file is corrupted (LMDB faulted reading table %s.%s)",
-                          r->q->table->ks, r->q->table->name);
-    }
+    reader *r = arg;
     int stale = 0;
-    rc = eng_db_schema_in(r->db, r->txn, 1, &r->schema, &stale, r->err);
+    int rc = eng_db_schema_in(r->db, r->txn, 1, &r->schema, &stale, r->err);
     if (!rc && stale) {
-        *restart = 1;
-        goto out;
+        r->restart = 1;
+        return 0;
     }
     const eng_table *t = NULL;
     if (!rc)
@@ -1096,19 +1079,38 @@ static int read_once(reader *r, int *restart)
     if (!rc)
         rc = open_cursor(r, t->dbi);
     if (rc)
-        goto out;
+        return rc;
     /* Rows are decoded with the caller's definition, as cas.c does: the caller maps columns
        by its table's indexes, and another process may have altered the table since (a cell
        of a column the caller does not know is skipped, as a dropped column's is). */
     r->t = r->q->table;
-    rc = scan(r);
-out:
-    eng_fault_pop(&fault);
-    eng_read_end(r->db, r->txn);
+    return scan(r);
+}
+
+static int read_once(reader *r, int *restart)
+{
+    r->schema = NULL;
+    r->restart = 0;
+    int rc = eng_read_begin(r->db, &r->txn, r->err);
+    if (rc)
+        return rc;
+    if (eng_fault_run(read_in_txn, r, &rc)) {
+        /* LMDB faulted on a damaged page: the transaction may only be aborted */
+        if (r->cur)
+            mdb_cursor_close(r->cur);
+        r->cur = NULL;
+        eng_read_abandon(r->db, r->txn);
+        rc = eng_errorf(r->err, ENG_E_CORRUPT,
+                        "database file is corrupted (LMDB faulted reading table %s.%s)",
+                        r->q->table->ks, r->q->table->name);
+    } else {
+        eng_read_end(r->db, r->txn);
+    }
     r->txn = NULL;
     if (r->schema)
         eng_schema_unref(r->schema);
     r->schema = NULL;
+    *restart = r->restart;
     return rc;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 
 /* A schema change: the catalog call, given the current snapshot. */
@@ -35,7 +36,7 @@ static int table_dbi(MDB_txn *txn, const uint8_t id[16], unsigned flags, MDB_dbi
 {
     char name[34];
     eng_table_dbname(id, name);
-    int rc = mdb_dbi_open(txn, name, flags, dbi);
+    int rc = ENG_FAULT_CALL(mdb_dbi_open(txn, name, flags, dbi));
     return rc ? eng_lmdb_err(err, rc, "open table storage") : 0;
 }
 
@@ -45,7 +46,7 @@ static int drop_table_storage(MDB_txn *txn, const uint8_t id[16], int delete, en
     int rc = table_dbi(txn, id, 0, &dbi, err);
     if (rc)
         return rc;
-    rc = mdb_drop(txn, dbi, delete);
+    rc = ENG_FAULT_CALL(mdb_drop(txn, dbi, delete));
     return rc ? eng_lmdb_err(err, rc, "drop table storage") : 0;
 }
 

@@ -71,6 +71,9 @@ int eng_map_holds(eng_db *db, const void *p, size_t len, int readonly);
 /* eng_map_holds for code that has a transaction but not its database (the catalog): the
    database is the environment's user context, and off-map bytes are let through. */
 int eng_map_holds_txn(MDB_txn *txn, const void *p, size_t len);
+/* 0 when a key and value of t that LMDB handed back in txn lie in the file; else ENG_E_CORRUPT. */
+int eng_stored_bounds(MDB_txn *txn, const eng_table *t, const MDB_val *k, const MDB_val *v,
+                      eng_err *err);
 
 /* Checks data.mdb's two meta pages (mapview.c): ENG_E_CORRUPT when their transaction ids or
    page numbers cannot be LMDB's. Call it where no other process commits (in a write txn). */

@@ -117,25 +117,32 @@ static int schema_version(MDB_txn *txn, MDB_dbi meta, uint64_t *v, eng_err *err)
     return eng_catalog_version(txn, meta, v, err);
 }
 
-/* Loads the stored schema into *out unless db->schema is already at its version, and opens
-   its tables' sub-databases in txn. */
-static int load_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, eng_err *err)
+typedef struct schema_load {
+    eng_db *db;
+    MDB_txn *txn;
+    eng_schema *s; /* the snapshot loaded (NULL: already current) */
+    eng_err *err;
+} schema_load;
+
+/* Loads the stored schema unless db->schema is already at its version, and opens its tables'
+   sub-databases in l->txn; under eng_fault_run. */
+static int load_schema_in(void *arg)
 {
+    schema_load *l = arg;
     uint64_t v;
-    int rc = schema_version(txn, db->meta, &v, err);
-    if (rc || (db->schema && db->schema->version == v))
+    int rc = schema_version(l->txn, l->db->meta, &v, l->err);
+    if (rc || (l->db->schema && l->db->schema->version == v))
         return rc;
-    if ((rc = eng_schema_load(txn, db->meta, out, err)))
+    if ((rc = eng_schema_load(l->txn, l->db->meta, &l->s, l->err)))
         return rc;
-    eng_schema *s = *out;
-    for (uint32_t i = 0; i < s->n_tables; i++) {
+    for (uint32_t i = 0; i < l->s->n_tables; i++) {
         char name[34];
-        eng_table_dbname(s->tables[i].id, name);
+        eng_table_dbname(l->s->tables[i].id, name);
         MDB_dbi dbi;
-        int mrc = ENG_FAULT_CALL(mdb_dbi_open(txn, name, 0, &dbi));
+        int mrc = ENG_FAULT_CALL(mdb_dbi_open(l->txn, name, 0, &dbi));
         if (mrc)
-            return eng_lmdb_err(err, mrc, "open table storage");
-        s->tables[i].dbi = dbi;
+            return eng_lmdb_err(l->err, mrc, "open table storage");
+        l->s->tables[i].dbi = dbi;
     }
     return 0;
 }
@@ -143,42 +150,39 @@ static int load_schema_in(eng_db *db, MDB_txn *txn, eng_schema **out, eng_err *e
 int eng_db_reload_schema(eng_db *db, eng_err *err)
 {
     pthread_mutex_lock(&db->schema_lock);
-    MDB_txn *txn = NULL;
-    eng_schema *s = NULL;
-    eng_fault_frame fault;
-    int rc = eng_txn_begin(db, MDB_RDONLY, &txn);
+    schema_load l = {db, NULL, NULL, err};
+    int rc = eng_txn_begin(db, MDB_RDONLY, &l.txn);
     if (rc) {
         pthread_mutex_unlock(&db->schema_lock);
         return eng_lmdb_err(err, rc, "begin schema transaction");
     }
-    if (ENG_FAULT_TRY(&fault)) {
-        /* LMDB faulted on a damaged catalog page (a snapshot half built is left behind) */
-        eng_fault_pop(&fault);
-        mdb_txn_abort(txn);
+    if (eng_fault_run(load_schema_in, &l, &rc)) {
+        /* LMDB faulted on a damaged catalog page */
+        mdb_txn_abort(l.txn);
+        if (l.s)
+            eng_schema_unref(l.s);
         pthread_mutex_unlock(&db->schema_lock);
         return eng_errorf(err, ENG_E_CORRUPT,
                           "database file is corrupted (LMDB faulted reading the catalog)");
     }
-    rc = load_schema_in(db, txn, &s, err);
-    eng_fault_pop(&fault);
-    if (!rc && s) {
+    if (!rc && l.s) {
         /* Committing a read transaction makes the opened handles process-wide. */
-        rc = mdb_txn_commit(txn);
-        txn = NULL;
+        rc = mdb_txn_commit(l.txn);
+        l.txn = NULL;
         if (rc) {
             rc = eng_lmdb_err(err, rc, "open table storage");
         } else {
             eng_schema *old = db->schema;
-            db->schema = s;
-            s = NULL;
+            db->schema = l.s;
+            l.s = NULL;
             if (old)
                 eng_schema_unref(old);
         }
     }
-    if (txn)
-        mdb_txn_abort(txn);
-    if (s)
-        eng_schema_unref(s);
+    if (l.txn)
+        mdb_txn_abort(l.txn);
+    if (l.s)
+        eng_schema_unref(l.s);
     pthread_mutex_unlock(&db->schema_lock);
     return rc;
 }

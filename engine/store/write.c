@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/store/fault.h"
 #include "engine/store/store_int.h"
 #include "engine/store/keycodec.h"
 #include "engine/store/rowkey.h"
@@ -229,8 +230,8 @@ static int load_header(writer *w)
     if (w->hkey.oom)
         return nomem(w);
     MDB_val k = {w->hkey.len, w->hkey.p}, v;
-    int rc = mdb_get(w->txn, w->dbi, &k, &v);
-    if (rc == 0)
+    int rc = ENG_FAULT_CALL(mdb_get(w->txn, w->dbi, &k, &v));
+    if (rc == 0 && !(rc = eng_stored_bounds(w->txn, w->t, &k, &v, w->err)))
         rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(w->t, k.mv_data, k.mv_size),
                                 &w->header, &w->header_arena, w->err);
     else if (rc == MDB_NOTFOUND)
@@ -554,11 +555,14 @@ static int write_row(writer *w, const eng_row_mut *rm)
     eng_row old;
     eng_row_init(&old);
     int found = 0;
-    rc = mdb_get(w->txn, w->dbi, &k, &v);
+    rc = ENG_FAULT_CALL(mdb_get(w->txn, w->dbi, &k, &v));
     if (rc == 0) {
         found = 1;
-        rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(w->t, k.mv_data, k.mv_size),
-                            &old, &w->arena, w->err);
+        rc = eng_stored_bounds(w->txn, w->t, &k, &v, w->err);
+        if (!rc)
+            rc = eng_row_decode(v.mv_data, v.mv_size,
+                                eng_storage_seal(w->t, k.mv_data, k.mv_size), &old, &w->arena,
+                                w->err);
     } else if (rc == MDB_NOTFOUND) {
         rc = 0;
     } else {
@@ -570,7 +574,7 @@ static int write_row(writer *w, const eng_row_mut *rm)
     k.mv_size = w->key.len;
     k.mv_data = w->key.p;
     if (eng_row_is_empty(&merged)) {
-        rc = found ? mdb_del(w->txn, w->dbi, &k, NULL) : 0;
+        rc = found ? ENG_FAULT_CALL(mdb_del(w->txn, w->dbi, &k, NULL)) : 0;
         return rc ? eng_lmdb_err(w->err, rc, "delete row") : 0;
     }
     eng_buf_reset(&w->val);
@@ -579,7 +583,7 @@ static int write_row(writer *w, const eng_row_mut *rm)
         return nomem(w);
     v.mv_size = w->val.len;
     v.mv_data = w->val.p;
-    rc = mdb_put(w->txn, w->dbi, &k, &v, 0);
+    rc = ENG_FAULT_CALL(mdb_put(w->txn, w->dbi, &k, &v, 0));
     return rc ? eng_lmdb_err(w->err, rc, "write row") : 0;
 }
 
@@ -631,7 +635,7 @@ static int write_header(writer *w, const eng_mutation *m)
     if ((rc = eng_storage_check_key(w->hkey.len, w->err)))
         return rc;
     MDB_val k = {w->hkey.len, w->hkey.p}, v = {w->val.len, w->val.p};
-    rc = mdb_put(w->txn, w->dbi, &k, &v, 0);
+    rc = ENG_FAULT_CALL(mdb_put(w->txn, w->dbi, &k, &v, 0));
     return rc ? eng_lmdb_err(w->err, rc, "write partition header") : 0;
 }
 
