@@ -67,4 +67,13 @@ static inline int eng_fault_disarm(int rc)
 /* Runs one LMDB call marked, so that a fault in it jumps back to the thread's frame. */
 #define ENG_FAULT_CALL(call) (eng_fault_arm(), eng_fault_disarm(call))
 
+/* The same with the frame at hand (eng_fault_current, read once before a hot loop). */
+#define ENG_FAULT_CALL_IN(frame, call) ((frame)->armed = 1, eng_fault_disarm_in((frame), (call)))
+
+static inline int eng_fault_disarm_in(eng_fault_frame *f, int rc)
+{
+    f->armed = 0;
+    return rc;
+}
+
 #endif

@@ -79,6 +79,15 @@ int eng_map_holds(eng_db *db, const void *p, size_t len, int readonly)
     return at + len <= now;
 }
 
+void eng_map_bounds(eng_db *db, const uint8_t **lo, const uint8_t **end)
+{
+    *lo = db->map_lo;
+    uint64_t len = atomic_load_explicit(&db->file_len, memory_order_relaxed);
+    *end = db->map_lo ? db->map_lo + (len < db->map_len ? len : db->map_len) : NULL;
+    if (!db->map_lo) /* unknown: every address passes (end = the top of the address space) */
+        *end = (const uint8_t *)UINTPTR_MAX;
+}
+
 int eng_map_holds_txn(MDB_txn *txn, const void *p, size_t len)
 {
     eng_db *db = mdb_env_get_userctx(mdb_txn_env(txn));

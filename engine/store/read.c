@@ -95,6 +95,9 @@ typedef struct reader {
     const uint8_t *at_key; /* the cursor's key after the last cur_get (NULL: unknown) */
     size_t at_len;
     eng_schema *schema;    /* the snapshot of the read transaction (read_once) */
+    const uint8_t *map_lo, *map_end; /* the file's mapped bytes as last measured */
+    eng_fault_frame *fault; /* the read's fault frame (read_in_txn) */
+    uint64_t prefix_seal;   /* eng_storage_prefix_seal of the current partition's prefix */
     int restart;           /* the schema moved: read again */
 } reader;
 
@@ -406,44 +409,65 @@ static int verify_stored(reader *r, const MDB_val *k, const MDB_val *v)
     return damaged(r, "a stored key or value does not match its checksum");
 }
 
-static int checked_step(reader *r, const MDB_val *k, const MDB_val *v, MDB_cursor_op op,
-                        const MDB_val *target)
+/* [p, p + len) lies in the file's mapped bytes as last measured, or (slow path) now. */
+static inline int in_file(reader *r, const void *p, size_t len)
 {
-    if (!eng_map_holds(r->db, k->mv_data, k->mv_size, 1) ||
-        !eng_map_holds(r->db, v->mv_data, v->mv_size, 1))
+    const uint8_t *b = p;
+    if (__builtin_expect(b >= r->map_lo && len <= (size_t)(r->map_end - b), 1))
+        return 1;
+    return eng_map_holds(r->db, p, len, 1);
+}
+
+/* The checks of a search's landing and of anything out of the ordinary (the slow path). */
+static int checked_other(reader *r, const MDB_val *k, const MDB_val *v, MDB_cursor_op op,
+                         const MDB_val *target)
+{
+    if (!in_file(r, k->mv_data, k->mv_size) || !in_file(r, v->mv_data, v->mv_size))
         return damaged(r, "a key or value runs past the end of the file");
-    int c;
-    switch (op) {
-    case MDB_NEXT:
-    case MDB_PREV:
-        if (r->at_key) {
-            c = key_cmp(k->mv_data, k->mv_size, r->at_key, r->at_len);
-            if (op == MDB_NEXT ? c <= 0 : c >= 0)
-                return damaged(r, "keys out of order");
-        }
-        break;
-    case MDB_SET_RANGE:
-    case MDB_SET_KEY:
-        c = key_cmp(k->mv_data, k->mv_size, target->mv_data, target->mv_size);
+    if (op == MDB_SET_RANGE || op == MDB_SET_KEY) {
+        int c = key_cmp(k->mv_data, k->mv_size, target->mv_data, target->mv_size);
         if (op == MDB_SET_RANGE ? c < 0 : c != 0)
             return damaged(r, "a search landed before its key");
-        break;
-    default:
-        break;
+    } else if ((op == MDB_NEXT || op == MDB_PREV) && r->at_key) {
+        int c = key_cmp(k->mv_data, k->mv_size, r->at_key, r->at_len);
+        if (op == MDB_NEXT ? c <= 0 : c >= 0)
+            return damaged(r, "keys out of order");
     }
     r->at_key = k->mv_data;
     r->at_len = k->mv_size;
     return 0;
 }
 
-static inline int cur_get(reader *r, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+/* A step of a walk: inside the file, strictly after (or before) the key it left. */
+static inline int checked_step(reader *r, const MDB_val *k, const MDB_val *v, MDB_cursor_op op,
+                               const MDB_val *target)
+{
+    const uint8_t *kp = k->mv_data, *vp = v->mv_data, *at = r->at_key;
+    if (__builtin_expect((op == MDB_NEXT || op == MDB_PREV) && at && kp >= r->map_lo &&
+                             k->mv_size <= (size_t)(r->map_end - kp) && vp >= r->map_lo &&
+                             v->mv_size <= (size_t)(r->map_end - vp),
+                         1)) {
+        size_t n = k->mv_size < r->at_len ? k->mv_size : r->at_len;
+        int c = memcmp(kp, at, n);
+        c = c ? c : (k->mv_size > r->at_len) - (k->mv_size < r->at_len);
+        if (__builtin_expect(op == MDB_NEXT ? c > 0 : c < 0, 1)) {
+            r->at_key = kp;
+            r->at_len = k->mv_size;
+            return 0;
+        }
+    }
+    return checked_other(r, k, v, op, target);
+}
+
+static inline __attribute__((always_inline)) int cur_get(reader *r, MDB_val *k, MDB_val *v,
+                                                      MDB_cursor_op op)
 {
     if (__builtin_expect(r->vrows != NULL, 0))
         return vrows_get(r, k, v, op);
     MDB_val target = {0, NULL};
     if (op == MDB_SET_RANGE || op == MDB_SET_KEY)
         target = *k;
-    int mrc = ENG_FAULT_CALL(mdb_cursor_get(r->cur, k, v, op));
+    int mrc = ENG_FAULT_CALL_IN(r->fault, mdb_cursor_get(r->cur, k, v, op));
     if (mrc) {
         r->at_key = NULL;
         return mrc;
@@ -575,13 +599,20 @@ static int narrow_to_resume(reader *r, const uint8_t *key, size_t len)
     return (g->lo.oom || g->hi.oom) ? nomem(r) : 0;
 }
 
+/* The seal of a key of the current partition (it starts with r->prefix). */
+static inline uint64_t partition_seal(const reader *r, const MDB_val *k)
+{
+    return eng_storage_row_seal(r->prefix_seal, (const uint8_t *)k->mv_data + r->prefix.len,
+                                k->mv_size - r->prefix.len);
+}
+
 /* Decodes and, if live, emits the row stored at (k, v). *stop: partition limit reached. */
 static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
 {
     eng_arena_reset(&r->row_arena);
     eng_row row;
-    int rc = eng_row_decode(v->mv_data, v->mv_size, eng_storage_seal(r->t, k->mv_data, k->mv_size),
-                            &row, &r->row_arena, r->err);
+    int rc = eng_row_decode(v->mv_data, v->mv_size, partition_seal(r, k), &row, &r->row_arena,
+                            r->err);
     if (rc)
         return rc;
     const uint8_t *key = k->mv_data;
@@ -660,6 +691,7 @@ static int is_partition_key(const reader *r, const MDB_val *k, uint8_t kind)
  */
 static int load_partition(reader *r)
 {
+    r->prefix_seal = eng_storage_prefix_seal(r->t, r->prefix.p, r->prefix.len);
     eng_arena_reset(&r->header_arena);
     eng_pheader_init(&r->header);
     r->has_static_row = 0;
@@ -674,15 +706,15 @@ static int load_partition(reader *r)
     if (mrc == 0 && !in_partition(k.mv_data, k.mv_size, &r->prefix))
         mrc = verify_boundary(r, &k, &v);
     if (mrc == 0 && is_partition_key(r, &k, ENG_KIND_HEADER)) {
-        rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
-                                &r->header, &r->header_arena, r->err);
+        rc = eng_pheader_decode(v.mv_data, v.mv_size, partition_seal(r, &k), &r->header,
+                                &r->header_arena, r->err);
         if (!rc)
             mrc = cur_get(r, &k, &v, MDB_NEXT);
     }
     if (!rc && mrc == 0 && r->t->has_static && is_partition_key(r, &k, ENG_KIND_STATIC)) {
         eng_arena_reset(&r->static_arena);
-        rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
-                            &r->static_row, &r->static_arena, r->err);
+        rc = eng_row_decode(v.mv_data, v.mv_size, partition_seal(r, &k), &r->static_row,
+                            &r->static_arena, r->err);
         if (!rc) {
             r->has_static_row = 1;
             r->static_live =
@@ -730,8 +762,8 @@ static int any_live_row(reader *r, int *live)
         }
         eng_arena_reset(&r->row_arena);
         eng_row row;
-        int rc = eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(r->t, k.mv_data, k.mv_size),
-                                &row, &r->row_arena, r->err);
+        int rc = eng_row_decode(v.mv_data, v.mv_size, partition_seal(r, &k), &row,
+                                &r->row_arena, r->err);
         if (rc)
             return rc;
         size_t off = r->prefix.len + 1;
@@ -1067,6 +1099,7 @@ static int read_virtual(reader *r)
 static int read_in_txn(void *arg)
 {
     reader *r = arg;
+    r->fault = eng_fault_current; /* the frame eng_fault_run pushed: no TLS access per step */
     int stale = 0;
     int rc = eng_db_schema_in(r->db, r->txn, 1, &r->schema, &stale, r->err);
     if (!rc && stale) {
@@ -1094,6 +1127,7 @@ static int read_once(reader *r, int *restart)
     int rc = eng_read_begin(r->db, &r->txn, r->err);
     if (rc)
         return rc;
+    eng_map_bounds(r->db, &r->map_lo, &r->map_end);
     if (eng_fault_run(read_in_txn, r, &rc)) {
         /* LMDB faulted on a damaged page: the transaction may only be aborted */
         if (r->cur)
@@ -1135,6 +1169,7 @@ static void reader_start(reader *r, eng_db *db, const eng_query *q, eng_row_cb c
     r->last_in_partition = 0;
     r->has_static_row = 0;
     r->static_live = 0;
+    r->at_key = NULL;
 }
 
 int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_info *info,

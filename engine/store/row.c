@@ -67,6 +67,8 @@
 #include "engine/store/row.h"
 
 #include <string.h>
+/* inlined: a row is hashed on every read, and XXH3 of a short input is a few instructions */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #define STORED_FORMAT 2     /* the checksum is seeded with the key's seal */

@@ -9,11 +9,20 @@
 #include "engine/store/keycodec.h"
 #include "engine/value/token.h"
 
-#include <xxhash.h>
+
+uint64_t eng_storage_prefix_seal(const eng_table *t, const uint8_t *prefix, size_t len)
+{
+    return XXH3_64bits_withSeed(prefix, len, eng_be64(t->id) ^ eng_be64(t->id + 8));
+}
 
 uint64_t eng_storage_seal(const eng_table *t, const uint8_t *key, size_t len)
 {
-    return XXH3_64bits_withSeed(key, len, eng_be64(t->id) ^ eng_be64(t->id + 8));
+    const uint8_t *p = key;
+    if (eng_key_get_partition(&p, key + len, NULL, NULL, NULL))
+        /* no partition prefix to be found: a seal no stored value was sealed with */
+        return ~eng_storage_prefix_seal(t, key, len);
+    size_t plen = (size_t)(p - key);
+    return eng_storage_row_seal(eng_storage_prefix_seal(t, key, plen), key + plen, len - plen);
 }
 
 int eng_storage_check_key(size_t len, eng_err *err)

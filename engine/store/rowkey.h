@@ -21,6 +21,11 @@
 
 #include "engine/engine.h"
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL /* the seal of every row a read visits: a few instructions inline */
+#endif
+#include <xxhash.h>
+
 enum { ENG_KIND_HEADER = 0x00, ENG_KIND_STATIC = 0x01, ENG_KIND_ROW = 0x02 };
 
 /* 1 when storage order is the reverse of clustering order. */
@@ -51,9 +56,19 @@ int eng_storage_clustering(eng_buf *out, const eng_table *t, const eng_val *ck, 
  * The seal of the stored value under key [key, key + len) of table t: a
  * 64-bit hash of the table's id and of the key, which seeds the value's
  * checksum (row.h) so that the value verifies only under that key of that
- * table.
+ * table. It is hashed in two steps, the partition prefix (with the table's
+ * id as seed), then the rest of the key (kind and clustering key) with the
+ * prefix's hash as seed, so that a walk through one partition hashes its
+ * prefix once: eng_storage_seal(t, prefix + rest) ==
+ * eng_storage_row_seal(eng_storage_prefix_seal(t, prefix), rest).
  */
 uint64_t eng_storage_seal(const eng_table *t, const uint8_t *key, size_t len);
+uint64_t eng_storage_prefix_seal(const eng_table *t, const uint8_t *prefix, size_t len);
+
+static inline uint64_t eng_storage_row_seal(uint64_t prefix_seal, const uint8_t *rest, size_t len)
+{
+    return XXH3_64bits_withSeed(rest, len, prefix_seal);
+}
 
 /* Refuses keys LMDB cannot store, naming the limit. */
 int eng_storage_check_key(size_t len, eng_err *err);

@@ -68,6 +68,9 @@ void eng_map_locate(eng_db *db);
  * The caller holds the resize lock (any transaction does).
  */
 int eng_map_holds(eng_db *db, const void *p, size_t len, int readonly);
+/* The mapped bytes of the file as last measured, [*lo, *end), for a fast first check before
+   eng_map_holds (which measures again); the caller holds the resize lock. */
+void eng_map_bounds(eng_db *db, const uint8_t **lo, const uint8_t **end);
 /* eng_map_holds for code that has a transaction but not its database (the catalog): the
    database is the environment's user context, and off-map bytes are let through. */
 int eng_map_holds_txn(MDB_txn *txn, const void *p, size_t len);
