@@ -55,20 +55,6 @@ static int problem(checker *c, const eng_table *t, const char *what, const char 
     return ENG_E_CORRUPT;
 }
 
-/* The values of the key columns are valid for their types. */
-static int check_key_values(const eng_table *t, const eng_val *vals, int first, int n,
-                            eng_err *err)
-{
-    for (int i = 0; i < n; i++) {
-        const eng_column *col = &t->cols[first + i];
-        if (vals[i].len < 0 ||
-            eng_type_validate(col->type, vals[i].p, (size_t)vals[i].len, err))
-            return eng_errorf(err, ENG_E_CORRUPT, "the key's value of %s is not a valid %s",
-                              col->name, eng_kind_name(col->type->kind));
-    }
-    return 0;
-}
-
 /* The simple cells of a decoded row hold valid values of their columns' types. */
 static int check_cells(const eng_table *t, const eng_row *row, eng_err *err)
 {
@@ -93,10 +79,8 @@ static int check_record(checker *c, const eng_table *t, const MDB_val *k, const 
     const uint8_t *p = k->mv_data, *end = p + k->mv_size;
     eng_buf_reset(&c->pk);
     int rc = eng_key_get_partition(&p, end, NULL, &c->pk, err);
-    if (!rc)
+    if (!rc) /* splitting validates the values by their types */
         rc = eng_storage_split_partition(t, c->pk.p, c->pk.len, c->pk_vals, err);
-    if (!rc)
-        rc = check_key_values(t, c->pk_vals, 0, t->n_pk, err);
     if (rc)
         return rc;
     if (p == end)
@@ -114,8 +98,6 @@ static int check_record(checker *c, const eng_table *t, const MDB_val *k, const 
     } else if (kind == ENG_KIND_ROW) {
         eng_buf_reset(&c->ck);
         rc = eng_storage_decode_clustering(t, p, end, &c->ck, c->ck_vals, err);
-        if (!rc)
-            rc = check_key_values(t, c->ck_vals, t->n_pk, t->n_ck, err);
         if (rc)
             return rc;
         /* the clustering components must use the whole key */

@@ -87,6 +87,27 @@ int eng_storage_clustering(eng_buf *out, const eng_table *t, const eng_val *ck, 
     return out->oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory building a key") : 0;
 }
 
+/*
+ * What a key decodes to must be a valid value of its column's type (a time
+ * UUID of version 1, text in UTF-8, ...): a key that decodes but holds
+ * anything else was damaged, or written by something that is not cassette.
+ */
+static int validate_key_values(const eng_table *t, int first, const eng_val *vals, int n,
+                               eng_err *err)
+{
+    for (int i = 0; i < n; i++) {
+        const eng_column *c = &t->cols[first + i];
+        eng_err e;
+        eng_err_clear(&e);
+        if (vals[i].len > 0 && eng_type_validate(c->type, vals[i].p, (size_t)vals[i].len, &e))
+            return eng_errorf(err, ENG_E_CORRUPT,
+                              "database file is corrupted (a stored key holds an invalid %s "
+                              "for %s: %s)",
+                              eng_kind_name(c->type->kind), c->name, e.msg);
+    }
+    return 0;
+}
+
 int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
                                   eng_buf *scratch, eng_val *ck, eng_err *err)
 {
@@ -106,13 +127,14 @@ int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const ui
     /* Views are set once the buffer stopped moving. */
     for (int i = 0; i < n; i++)
         ck[i].p = scratch->p + offs[i];
-    return 0;
+    return validate_key_values(t, t->n_pk, ck, n, err);
 }
 
 int eng_storage_split_partition(const eng_table *t, const uint8_t *pk_bytes, size_t len,
                                 eng_val *pk, eng_err *err)
 {
-    return eng_partition_key_split(pk_bytes, len, pk, t->n_pk, err);
+    int rc = eng_partition_key_split(pk_bytes, len, pk, t->n_pk, err);
+    return rc ? rc : validate_key_values(t, 0, pk, t->n_pk, err);
 }
 
 int eng_storage_slice(const eng_table *t, const eng_slice *s, eng_buf *lo, int *lo_incl,

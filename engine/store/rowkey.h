@@ -75,12 +75,14 @@ int eng_storage_check_key(size_t len, eng_err *err);
 
 /*
  * Decodes n clustering components from [p, end) into scratch and sets
- * ck[i] to views into scratch (valid until scratch changes).
+ * ck[i] to views into scratch (valid until scratch changes). A value its
+ * column's type refuses (text not in UTF-8, ...) is ENG_E_CORRUPT.
  */
 int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
                                   eng_buf *scratch, eng_val *ck, eng_err *err);
 
-/* Decodes the partition key values from serialized key bytes (views into pk_bytes). */
+/* Decodes the partition key values from serialized key bytes (views into pk_bytes), each
+   valid for its column's type, else ENG_E_CORRUPT. */
 int eng_storage_split_partition(const eng_table *t, const uint8_t *pk_bytes, size_t len,
                                 eng_val *pk, eng_err *err);
 

@@ -11,6 +11,7 @@
 
 #include "engine/store/store_int.h"
 #include "harness.h"
+#include "engine/store/keycodec.h"
 #include "engine/store/rowkey.h"
 #include "engine/value/token.h"
 
@@ -513,6 +514,36 @@ TEST(test_desc_clustering_reads_newest_first_and_appends_in_storage)
     eng_buf_free(&ckb);
     mdb_cursor_close(c);
     eng_read_end(db, txn);
+    eng_db_close(db);
+}
+
+/* A stored key that decodes to a value its column's type refuses is damage, not data. */
+TEST(test_stored_keys_holding_invalid_values_are_corrupt)
+{
+    eng_db *db = open_temp();
+    eng_column_def cols[] = {
+        {"p", eng_type_new(ENG_TEXT), ENG_COL_PARTITION, 0},
+        {"c", eng_type_new(ENG_TEXT), ENG_COL_CLUSTERING, 0},
+    };
+    create_table(db, "keyed", cols, 2, NULL, 0);
+    const eng_table *t = table(db, "keyed");
+    eng_err err;
+    eng_err_clear(&err);
+    /* the encoding of bytes no UTF-8 text holds */
+    eng_buf enc = ENG_BUF_INIT, scratch = ENG_BUF_INIT;
+    eng_type *text = eng_type_new(ENG_TEXT);
+    ASSERT_OK_ERR(eng_key_put(&enc, text, (const uint8_t *)"\xff\xfe", 2, 0, &err), &err);
+    eng_val ck[1];
+    ASSERT_EQ(eng_storage_decode_clustering(t, enc.p, enc.p + enc.len, &scratch, ck, &err),
+              ENG_E_CORRUPT);
+    ASSERT(strstr(err.msg, "database file is corrupted (a stored key holds an invalid text for c"));
+    /* the same for a partition key's bytes */
+    eng_val pk[1];
+    eng_err_clear(&err);
+    ASSERT_EQ(eng_storage_split_partition(t, (const uint8_t *)"\xc3", 1, pk, &err), ENG_E_CORRUPT);
+    eng_type_free(text);
+    eng_buf_free(&enc);
+    eng_buf_free(&scratch);
     eng_db_close(db);
 }
 
