@@ -87,21 +87,55 @@ static eng_type *type_alloc(int kind, int frozen, int n_sub)
     return t;
 }
 
+/*
+ * Drops one reference: 1 when it was the last, so the caller frees the node.
+ * A plain load suffices when no other reference exists (no one could add one
+ * without holding one); acquire, so every use through a reference dropped
+ * elsewhere happens before the free.
+ */
+static int last_reference(eng_type *t)
+{
+    if (atomic_load_explicit(&t->shares, memory_order_acquire) == 0)
+        return 1;
+    return atomic_fetch_sub_explicit(&t->shares, 1, memory_order_acq_rel) == 0;
+}
+
+/*
+ * Iterative along the last child and the base, so freeing a long chain of
+ * nested user types (each one's last field the next) does not take a stack
+ * frame per level.
+ */
 void eng_type_free(eng_type *t)
 {
-    if (!t)
-        return;
-    for (int i = 0; i < t->n_sub; i++) {
-        if (t->sub)
-            eng_type_free(t->sub[i]);
-        if (t->fields)
-            eng_free(t->fields[i]);
+    while (t && last_reference(t)) {
+        eng_type *next = t->base;
+        if (!next) {
+            for (int i = 0; i < t->n_sub; i++) {
+                if (t->fields)
+                    eng_free(t->fields[i]);
+                if (!t->sub)
+                    continue;
+                if (i + 1 < t->n_sub)
+                    eng_type_free(t->sub[i]);
+                else
+                    next = t->sub[i];
+            }
+            eng_free(t->sub);
+            eng_free(t->fields);
+            eng_free(t->ks);
+            eng_free(t->name);
+        }
+        eng_free(t);
+        t = next;
     }
-    eng_free(t->sub);
-    eng_free(t->fields);
-    eng_free(t->ks);
-    eng_free(t->name);
-    eng_free(t);
+}
+
+eng_type *eng_type_ref(const eng_type *t)
+{
+    eng_type *m = (eng_type *)t; /* descriptors are immutable; only the count changes */
+    if (m)
+        atomic_fetch_add_explicit(&m->shares, 1, memory_order_relaxed);
+    return m;
 }
 
 /* The scalar kinds are exactly those with a CQL name. */
@@ -119,30 +153,42 @@ eng_type *eng_type_new(int kind)
 
 /*
  * Cassandra freezes every collection or UDT nested in another type (a nested
- * type is never multi-cell), so children are marked frozen on the way in.
+ * type is never multi-cell), so children are marked frozen on the way in. A
+ * child someone else also holds is not changed: it is replaced by a copy of
+ * its top node. Takes the caller's reference on c; NULL when out of memory.
  */
-static void freeze_child(eng_type *c)
+static eng_type *freeze_child(eng_type *c)
 {
-    if (c && (c->kind == ENG_LIST || c->kind == ENG_SET || c->kind == ENG_MAP ||
-              c->kind == ENG_UDT || c->kind == ENG_TUPLE))
-        c->frozen = 1;
+    if (!c || c->frozen ||
+        !(c->kind == ENG_LIST || c->kind == ENG_SET || c->kind == ENG_MAP ||
+          c->kind == ENG_UDT || c->kind == ENG_TUPLE))
+        return c;
+    if (atomic_load_explicit(&c->shares, memory_order_acquire) != 0) {
+        eng_type *own = eng_type_dup(c);
+        eng_type_free(c);
+        if (!own)
+            return NULL;
+        c = own;
+    }
+    c->frozen = 1;
+    return c;
 }
 
 static eng_type *new_collection(int kind, eng_type *a, eng_type *b, int frozen)
 {
     int n = kind == ENG_MAP ? 2 : 1;
+    a = freeze_child(a);
+    if (n == 2)
+        b = freeze_child(b);
     eng_type *t = (a && (n == 1 || b)) ? type_alloc(kind, frozen, n) : NULL;
     if (!t) {
         eng_type_free(a);
         eng_type_free(b);
         return NULL;
     }
-    freeze_child(a);
     t->sub[0] = a;
-    if (n == 2) {
-        freeze_child(b);
+    if (n == 2)
         t->sub[1] = b;
-    }
     return t;
 }
 
@@ -178,16 +224,17 @@ static int any_null_type(eng_type **types, int n)
 eng_type *eng_type_new_tuple(eng_type **comps, int n)
 {
     eng_type *t = NULL;
-    if (n >= 0 && n <= UINT16_MAX && (n == 0 || (comps && !any_null_type(comps, n))))
+    int ok = n >= 0 && n <= UINT16_MAX && (n == 0 || comps);
+    for (int i = 0; ok && i < n; i++)
+        comps[i] = freeze_child(comps[i]);
+    if (ok && !any_null_type(comps, n))
         t = type_alloc(ENG_TUPLE, 1, n);
     if (!t) {
         free_types(comps, n);
         return NULL;
     }
-    for (int i = 0; i < n; i++) {
-        freeze_child(comps[i]);
+    for (int i = 0; i < n; i++)
         t->sub[i] = comps[i];
-    }
     return t;
 }
 
@@ -239,28 +286,22 @@ eng_type *eng_type_new_custom(const char *class_name)
     return t;
 }
 
+/* A scalar's node holds nothing to share: it is copied, so a static scalar can be dup'd too. */
 eng_type *eng_type_dup(const eng_type *t)
 {
     if (!t)
         return NULL;
-    eng_type *d = type_alloc(t->kind, t->frozen, t->n_sub);
+    eng_type *d = type_alloc(t->kind, t->frozen, 0);
     if (!d)
         return NULL;
-    int ok = 1;
-    if (t->ks)
-        ok = (d->ks = eng_strdup(t->ks)) != NULL;
-    if (ok && t->name)
-        ok = (d->name = eng_strdup(t->name)) != NULL;
-    if (ok && t->fields && t->n_sub)
-        ok = (d->fields = eng_calloc(t->n_sub, sizeof *d->fields)) != NULL;
-    for (int i = 0; ok && i < t->n_sub; i++) {
-        ok = (d->sub[i] = eng_type_dup(t->sub[i])) != NULL;
-        if (ok && t->fields)
-            ok = (d->fields[i] = eng_strdup(t->fields[i])) != NULL;
-    }
-    if (!ok) {
-        eng_type_free(d);
-        return NULL;
+    const eng_type *body = t->base ? t->base : t;
+    d->n_sub = body->n_sub;
+    if (body->sub || body->fields || body->ks || body->name) {
+        d->base = eng_type_ref(body);
+        d->sub = body->sub;
+        d->fields = body->fields;
+        d->ks = body->ks;
+        d->name = body->name;
     }
     return d;
 }
@@ -280,6 +321,8 @@ int eng_type_equal(const eng_type *a, const eng_type *b)
         return 0;
     if (a->kind != b->kind || a->frozen != b->frozen || a->n_sub != b->n_sub)
         return 0;
+    if ((a->base ? a->base : a) == (b->base ? b->base : b))
+        return 1; /* one body, shared */
     if (!str_eq(a->ks, b->ks) || !str_eq(a->name, b->name))
         return 0;
     for (int i = 0; i < a->n_sub; i++) {

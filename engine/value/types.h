@@ -2,9 +2,15 @@
  * CQL types: descriptors, validation of native-protocol bytes, Cassandra's
  * comparison, canonical forms, and the binary form the catalog persists.
  *
- * One descriptor tree per declared type. A descriptor owns its children and
- * strings; eng_type_free releases the whole tree. Descriptors are immutable
- * once built and may be shared read-only between threads.
+ * Descriptors are immutable once built and may be shared read-only between
+ * threads. A descriptor made by a constructor owns its children and strings;
+ * one made by eng_type_dup (as every user type a column or field uses is)
+ * is a single node that shares the rest -- children, field names, keyspace
+ * and name -- with the descriptor it copies, holding a reference on it. So a
+ * type nested n levels deep costs n nodes however many columns, fields and
+ * schema snapshots use it, not a copy per use (which, levels inside levels,
+ * grows with the product of the nesting). eng_type_free drops one reference
+ * and frees a node when its last one goes.
  *
  * Values are always in native-protocol serialization (facts §2): the body
  * of a [bytes], no length prefix. Collections, tuples and UDTs use the v4
@@ -12,6 +18,8 @@
  */
 #ifndef ENG_TYPES_H
 #define ENG_TYPES_H
+
+#include <stdatomic.h>
 
 #include "engine/value/common.h"
 
@@ -55,6 +63,10 @@ struct eng_type {
     char **fields;    /* udt: field names (n_sub of them), else NULL */
     char *ks;         /* udt: keyspace; else NULL */
     char *name;       /* udt: type name; custom: Java class name; else NULL */
+    /* Sharing (types.c): when base is set, sub, fields, ks and name above are base's, borrowed
+       while this node holds its reference on base. */
+    eng_type *base;
+    _Atomic uint32_t shares; /* references beyond the first: a zeroed descriptor has one owner */
 };
 
 /* ---- construction (NULL on OOM or bad arguments; constructors taking children
@@ -70,7 +82,16 @@ eng_type *eng_type_new_tuple(eng_type **comps, int n); /* takes the array's elem
 eng_type *eng_type_new_udt(const char *ks, const char *name, char **names, eng_type **types, int n,
                            int frozen);
 eng_type *eng_type_new_custom(const char *class_name);
+/*
+ * A new top node equal to t, whose own fields (frozen) the caller may change;
+ * everything below it is shared with t, immutable, and stays alive as long as
+ * the copy does. Constant time. t must come from the constructors (or be a
+ * scalar): a static descriptor with children or names cannot be shared.
+ */
 eng_type *eng_type_dup(const eng_type *t);
+/* Another reference to t itself, released by eng_type_free (same condition on t). */
+eng_type *eng_type_ref(const eng_type *t);
+/* Drops one reference; the last frees the node and drops its references on the rest. */
 void eng_type_free(eng_type *t);
 
 /* Structural equality (kind, frozenness, children, udt names and fields). */

@@ -162,19 +162,35 @@ TEST(test_to_cql_udt_by_name_quoted_only_when_needed)
     eng_free(types);
 }
 
-TEST(test_dup_is_structurally_equal_and_independent)
+TEST(test_dup_is_one_new_node_sharing_the_rest)
 {
     eng_type *c[3] = {T(ENG_INT), address_udt(1), eng_type_new_custom("com.example.X")};
     eng_type *t = eng_type_new_list(eng_type_new_tuple(c, 3), 1);
     eng_type *d = eng_type_dup(t);
-    ASSERT(d != NULL);
+    ASSERT(d != NULL && d != t);
     ASSERT(eng_type_equal(t, d));
-    ASSERT(d->sub[0]->sub[1]->fields != t->sub[0]->sub[1]->fields);
-    ASSERT_STR_EQ(d->sub[0]->sub[1]->fields[1], "zip");
-    d->sub[0]->sub[1]->sub[1]->kind = ENG_BIGINT;
+    ASSERT(d->sub == t->sub); /* shared, not copied: a dup costs one node whatever t holds */
+    d->frozen = 0;            /* its own top node: t does not change */
+    ASSERT(t->frozen == 1);
     ASSERT(!eng_type_equal(t, d));
-    eng_type_free(t);
+    eng_type_free(t); /* the copy keeps what it shares alive */
+    ASSERT_STR_EQ(d->sub[0]->sub[1]->fields[1], "zip");
     eng_type_free(d);
+}
+
+TEST(test_a_shared_child_is_not_frozen_in_place)
+{
+    eng_type *u = address_udt(0);
+    eng_type *l = eng_type_new_list(eng_type_ref(u), 1);
+    ASSERT(l != NULL);
+    ASSERT(l->sub[0]->frozen == 1); /* frozen as a nested type ... */
+    ASSERT(u->frozen == 0);         /* ... on a copy of the top node: u's other holder sees no change */
+    eng_type *comps[1] = {eng_type_ref(u)};
+    eng_type *tup = eng_type_new_tuple(comps, 1);
+    ASSERT(tup != NULL && tup->sub[0]->frozen == 1 && u->frozen == 0);
+    eng_type_free(l);
+    eng_type_free(tup);
+    eng_type_free(u);
 }
 
 TEST(test_equal_distinguishes_frozenness_fields_and_names)
