@@ -122,7 +122,7 @@ int eng_db_reload_schema(eng_db *db, eng_err *err)
         goto out;
     if (db->schema && db->schema->version == v)
         goto out;
-    if ((rc = eng_schema_load(txn, db->meta, &s, err)))
+    if ((rc = eng_schema_load_after(txn, db->meta, db->schema, &s, err)))
         goto out;
     for (uint32_t i = 0; i < s->n_tables; i++) {
         char name[34];
