@@ -19,9 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Nesting deeper than this in a persisted type is treated as corruption. */
-#define MAX_TYPE_DEPTH 64
-
 /* ------------------------------------------------------------------------ */
 /* Descriptors                                                               */
 /* ------------------------------------------------------------------------ */
@@ -69,6 +66,11 @@ int eng_kind_from_name(const char *name, size_t len)
     return -1;
 }
 
+static uint64_t kind_bit(int kind)
+{
+    return kind >= 0 && kind < 64 ? (uint64_t)1 << kind : 0;
+}
+
 static eng_type *type_alloc(int kind, int frozen, int n_sub)
 {
     eng_type *t = eng_calloc(1, sizeof *t);
@@ -77,6 +79,9 @@ static eng_type *type_alloc(int kind, int frozen, int n_sub)
     t->kind = (uint16_t)kind;
     t->frozen = frozen ? 1 : 0;
     t->n_sub = (uint16_t)n_sub;
+    t->levels = 1;
+    t->tree_size = 1;
+    t->kinds = kind_bit(kind);
     if (n_sub > 0) {
         t->sub = eng_calloc((size_t)n_sub, sizeof *t->sub);
         if (!t->sub) {
@@ -85,6 +90,68 @@ static eng_type *type_alloc(int kind, int frozen, int n_sub)
         }
     }
     return t;
+}
+
+/*
+ * The constructors keep levels, tree_size and kinds in every descriptor they
+ * make; a descriptor made by hand (a static scalar, a view over another's
+ * children) has them zero, and they are counted from its children.
+ */
+uint32_t eng_type_depth(const eng_type *t)
+{
+    if (!t)
+        return 0;
+    if (t->levels)
+        return t->levels;
+    uint32_t deepest = 0;
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        if (eng_type_depth(t->sub[i]) > deepest)
+            deepest = eng_type_depth(t->sub[i]);
+    return deepest < UINT32_MAX ? deepest + 1 : deepest;
+}
+
+uint32_t eng_type_tree_size(const eng_type *t)
+{
+    if (!t)
+        return 0;
+    if (t->tree_size)
+        return t->tree_size;
+    uint64_t size = 1;
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        size += eng_type_tree_size(t->sub[i]);
+    return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+}
+
+/* The kinds in t, as a mask of kind_bit. */
+static uint64_t kinds_of(const eng_type *t)
+{
+    if (t->kinds)
+        return t->kinds;
+    uint64_t kinds = kind_bit(t->kind);
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        if (t->sub[i])
+            kinds |= kinds_of(t->sub[i]);
+    return kinds;
+}
+
+/* Once t's children are in place: one level more than the deepest of them, the sizes of all of
+   them plus one, and the kinds in any of them. */
+static void count_levels(eng_type *t)
+{
+    uint32_t deepest = 0;
+    uint64_t size = 1;
+    t->kinds = kind_bit(t->kind);
+    for (int i = 0; t->sub && i < t->n_sub; i++) {
+        if (t->sub[i])
+            t->kinds |= kinds_of(t->sub[i]);
+        if (eng_type_depth(t->sub[i]) > deepest)
+            deepest = eng_type_depth(t->sub[i]);
+        size += eng_type_tree_size(t->sub[i]);
+        if (size > UINT32_MAX)
+            size = UINT32_MAX;
+    }
+    t->levels = deepest < UINT32_MAX ? deepest + 1 : deepest;
+    t->tree_size = (uint32_t)size;
 }
 
 /*
@@ -189,6 +256,7 @@ static eng_type *new_collection(int kind, eng_type *a, eng_type *b, int frozen)
     t->sub[0] = a;
     if (n == 2)
         t->sub[1] = b;
+    count_levels(t);
     return t;
 }
 
@@ -235,6 +303,7 @@ eng_type *eng_type_new_tuple(eng_type **comps, int n)
     }
     for (int i = 0; i < n; i++)
         t->sub[i] = comps[i];
+    count_levels(t);
     return t;
 }
 
@@ -271,6 +340,7 @@ eng_type *eng_type_new_udt(const char *ks, const char *name, char **names, eng_t
         t->sub[i] = types[i];
         t->fields[i] = names[i];
     }
+    count_levels(t);
     return t;
 }
 
@@ -296,6 +366,9 @@ eng_type *eng_type_dup(const eng_type *t)
         return NULL;
     const eng_type *body = t->base ? t->base : t;
     d->n_sub = body->n_sub;
+    d->levels = eng_type_depth(body);
+    d->tree_size = eng_type_tree_size(body);
+    d->kinds = kinds_of(body);
     if (body->sub || body->fields || body->ks || body->name) {
         d->base = eng_type_ref(body);
         d->sub = body->sub;
@@ -357,6 +430,8 @@ int eng_type_contains_kind(const eng_type *t, int kind)
         return 0;
     if (t->kind == kind)
         return 1;
+    if (kind_bit(kind))
+        return (kinds_of(t) & kind_bit(kind)) != 0;
     for (int i = 0; i < t->n_sub; i++)
         if (eng_type_contains_kind(t->sub[i], kind))
             return 1;
@@ -607,7 +682,7 @@ done:
 static eng_type *rd_type(reader *r, int depth)
 {
     uint16_t kind;
-    if (depth > MAX_TYPE_DEPTH) {
+    if (depth >= ENG_MAX_TYPE_DEPTH) {
         rd_corrupt(r, "nesting too deep");
         return NULL;
     }
@@ -644,6 +719,7 @@ static eng_type *rd_type(reader *r, int depth)
         eng_type_free(t);
         return NULL;
     }
+    count_levels(t);
     return t;
 }
 

@@ -53,6 +53,18 @@ enum eng_kind {
     ENG_TUPLE = 0x0031,
 };
 
+/*
+ * Most levels a type may nest: int is one level, list<int> two, a user type
+ * whose one field is frozen<t1> with t1 (a int) three. Not Cassandra's limit
+ * (it has none; its own bound is the JVM stack): every walk over a type, and
+ * over a value of it, recurses once per level, so the schema refuses a deeper
+ * type with a clear error instead of letting a value of it exhaust the stack,
+ * and the catalog reads a deeper stored type as corrupt. At this depth the
+ * deepest walk, validating a value, takes under half a megabyte of stack
+ * (a megabyte and a half under AddressSanitizer).
+ */
+#define ENG_MAX_TYPE_DEPTH 2048
+
 typedef struct eng_type eng_type;
 struct eng_type {
     uint16_t kind;    /* enum eng_kind */
@@ -67,6 +79,10 @@ struct eng_type {
        while this node holds its reference on base. */
     eng_type *base;
     _Atomic uint32_t shares; /* references beyond the first: a zeroed descriptor has one owner */
+    uint32_t levels;         /* eng_type_depth, kept by the constructors (0 in a static scalar) */
+    uint32_t tree_size;      /* eng_type_tree_size, likewise */
+    uint64_t kinds;          /* bit k set when kind k occurs in the type (likewise; all kinds
+                                are below 64), so eng_type_contains_kind never walks it */
 };
 
 /* ---- construction (NULL on OOM or bad arguments; constructors taking children
@@ -93,6 +109,17 @@ eng_type *eng_type_dup(const eng_type *t);
 eng_type *eng_type_ref(const eng_type *t);
 /* Drops one reference; the last frees the node and drops its references on the rest. */
 void eng_type_free(eng_type *t);
+
+/* Levels the type nests, itself included (1 for a scalar); constant time. */
+uint32_t eng_type_depth(const eng_type *t);
+/*
+ * Descriptors the type has written out as a tree, each use of a user type
+ * expanded (as Cassandra's expandUserTypes and the protocol's type options
+ * spell it), saturating at UINT32_MAX; constant time. A type whose fields
+ * use one user type twice, level after level, is small shared but doubles
+ * in this size per level.
+ */
+uint32_t eng_type_tree_size(const eng_type *t);
 
 /* Structural equality (kind, frozenness, children, udt names and fields). */
 int eng_type_equal(const eng_type *a, const eng_type *b);
