@@ -298,8 +298,8 @@ static long udt_index(const eng_schema *cur, const char *ks, const char *name)
  * as a mark per entry of cur->types (the type itself marked too). Found from
  * what each type's fields name directly, without looking inside the types
  * they name, repeated until nothing changes: walking into every use instead
- * costs twice as much per level for a type that uses another twice, and
- * whole seconds from 20 levels on.
+ * costs twice as much per level for a type that uses another twice: a
+ * tenth of a second at 22 levels, hours at 40.
  */
 typedef struct udt_users {
     const eng_schema *cur;

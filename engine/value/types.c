@@ -134,9 +134,9 @@ static uint64_t kinds_of(const eng_type *t)
     return kinds;
 }
 
-/* Once t's children are in place: one level more than the deepest of them, the sizes of all of
-   them plus one, and the kinds in any of them. */
-static void count_levels(eng_type *t)
+/* Once t's children are in place, what the accessors above report for it: one level more than
+   the deepest child, the children's sizes plus one, and the kinds in any of them. */
+static void measure(eng_type *t)
 {
     uint32_t deepest = 0;
     uint64_t size = 1;
@@ -256,7 +256,7 @@ static eng_type *new_collection(int kind, eng_type *a, eng_type *b, int frozen)
     t->sub[0] = a;
     if (n == 2)
         t->sub[1] = b;
-    count_levels(t);
+    measure(t);
     return t;
 }
 
@@ -303,7 +303,7 @@ eng_type *eng_type_new_tuple(eng_type **comps, int n)
     }
     for (int i = 0; i < n; i++)
         t->sub[i] = comps[i];
-    count_levels(t);
+    measure(t);
     return t;
 }
 
@@ -340,7 +340,7 @@ eng_type *eng_type_new_udt(const char *ks, const char *name, char **names, eng_t
         t->sub[i] = types[i];
         t->fields[i] = names[i];
     }
-    count_levels(t);
+    measure(t);
     return t;
 }
 
@@ -719,7 +719,7 @@ static eng_type *rd_type(reader *r, int depth)
         eng_type_free(t);
         return NULL;
     }
-    count_levels(t);
+    measure(t);
     return t;
 }
 

@@ -177,6 +177,26 @@ static void deepest_types(env *e)
     }
 }
 
+/* The JSON of a value of u(k) whose innermost int is 7: {"a": [[...[{"a": ...}]...]]}. */
+static size_t deepest_json(char *out, size_t cap, int k)
+{
+    size_t n = 0;
+    for (int level = k; level > 1; level--) {
+        n += (size_t)snprintf(out + n, cap - n, "{\"a\": ");
+        for (int i = 0; i < 92; i++)
+            out[n++] = '[';
+    }
+    n += (size_t)snprintf(out + n, cap - n, "{\"a\": 7}");
+    for (int level = k; level > 1; level--) {
+        for (int i = 0; i < 92; i++)
+            out[n++] = ']';
+        out[n++] = '}';
+    }
+    out[n] = 0;
+    ASSERT(n < cap);
+    return n;
+}
+
 TEST(a_type_nesting_deeper_than_the_limit_is_refused_naming_what_would)
 {
     ASSERT_EQ(ENG_MAX_TYPE_DEPTH, 2048);
@@ -184,6 +204,14 @@ TEST(a_type_nesting_deeper_than_the_limit_is_refused_naming_what_would)
     env_open(&e);
     deepest_types(&e);
     run(&e, "CREATE TABLE t (k int PRIMARY KEY, v frozen<u23>)");
+    /* a value of the deepest type, in and out as JSON (a row object around it: one more level) */
+    static char json[8192], q[8192 + 64];
+    static uint8_t back[8192];
+    size_t jn = deepest_json(json, sizeof json, 23);
+    snprintf(q, sizeof q, "INSERT INTO t JSON '{\"k\": 1, \"v\": %s}'", json);
+    run(&e, q);
+    ASSERT_EQ(cell(&e, "SELECT toJson(v) FROM t WHERE k = 1", back, sizeof back), jn);
+    ASSERT_MEM_EQ(back, json, jn);
     refused(&e, "CREATE TYPE u24 (a frozen<u23>)",
             "User type ks.u24 would nest 2049 levels of types, more than the 2048 supported");
     refused(&e, "CREATE TABLE t2 (k int PRIMARY KEY, v list<frozen<u23>>)",
