@@ -7,6 +7,10 @@
  *
  * Snapshots are read-only and safe to share between threads; every pointer
  * reached from a snapshot stays valid until its last reference is dropped.
+ * A snapshot shares with the one it replaced every user type a schema change
+ * left as it was (reference-counted descriptors, engine/value/types.h), and
+ * a column or field using a user type holds one node over its definition: a
+ * snapshot's memory follows the size of the schema, not its nesting.
  */
 #ifndef ENG_SCHEMA_H
 #define ENG_SCHEMA_H

@@ -151,7 +151,8 @@ static CassError set_name(char **slot, const char *s, size_t len)
     return CASS_OK;
 }
 
-CassDataType *cql_drv_type_copy(const CassDataType *dt)
+/* The deep copy, or with `share` the sub types referenced instead of copied. */
+static CassDataType *copy_type(const CassDataType *dt, int share)
 {
     if (!dt)
         return NULL;
@@ -165,13 +166,24 @@ CassDataType *cql_drv_type_copy(const CassDataType *dt)
         goto fail;
     for (size_t i = 0; i < dt->n_sub; i++) {
         char *name = dt->sub_names ? dup_or_null(dt->sub_names[i]) : NULL;
-        if (push_sub(c, cql_drv_type_copy(dt->sub[i]), name) != CASS_OK)
+        CassDataType *sub = share ? cql_drv_type_ref(dt->sub[i]) : copy_type(dt->sub[i], 0);
+        if (push_sub(c, sub, name) != CASS_OK)
             goto fail;
     }
     return c;
 fail:
     type_destroy(c);
     return NULL;
+}
+
+CassDataType *cql_drv_type_copy(const CassDataType *dt)
+{
+    return copy_type(dt, 0);
+}
+
+CassDataType *cql_drv_type_copy_top(const CassDataType *dt)
+{
+    return copy_type(dt, 1);
 }
 
 /* ---- from the engine's descriptors ---- */

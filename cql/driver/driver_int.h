@@ -54,6 +54,10 @@ int cql_drv_type_is_collection(const CassDataType *dt);
 /* A deep copy (NULL on OOM); the add functions and values made from a type keep one, so the
    application may go on changing or free its own. */
 CassDataType *cql_drv_type_copy(const CassDataType *dt);
+/* A new top node (its frozenness and names its own) sharing dt's sub types, which no one
+   changes once they are in a type: a reference to a user type costs one node, not a copy of
+   every type nested in it. NULL on OOM. */
+CassDataType *cql_drv_type_copy_top(const CassDataType *dt);
 /*
  * The driver's DataType::equals, which decides whether a collection, tuple or user type value
  * fits a target type: same kind (text and varchar alike), sub-types compared only when both

@@ -383,16 +383,20 @@ static size_t key_range(const sys_rows *s, const char *const *keys, int nk, size
 /* User types (system_schema.types)                                          */
 /* ------------------------------------------------------------------------ */
 
-/* How many definitions may be built one inside another (a field naming the next type): far more
-   than a schema needs, few enough that hostile rows cannot exhaust the stack. */
-#define MAX_UDT_DEPTH 100
-
-enum { UDT_NEW, UDT_BUILDING, UDT_DONE };
+/*
+ * A field may name a type whose row sorts after its own, so a definition may need another
+ * built first. That one goes on a stack of our own and the first is built again once it is
+ * done, rather than building it from inside the first: nesting has no bound the stack could
+ * take (a chain of a thousand types is legal), and each row is parsed at most once more per
+ * type it waits for.
+ */
+enum { UDT_NEW, UDT_BUILDING, UDT_DONE }; /* UDT_BUILDING: on the stack, waiting or being built */
 
 typedef struct udt_def {
     const raw_row *row; /* its system_schema.types row */
     CassDataType *type; /* once built: the definition (held by the snapshot); NULL if skipped */
     int state;
+    int logged;         /* its row's own faults are logged (it may be made more than once) */
 } udt_def;
 
 /* The user types of one keyspace, built on first use: a field or a column may name a type
@@ -403,10 +407,8 @@ typedef struct ks_types {
     const sys_rows *rows; /* system_schema.types */
     size_t first, n;      /* the keyspace's rows in it */
     udt_def *defs;        /* one per row, in the same order (by type name) */
-    int depth;            /* definitions being built, one inside another */
+    udt_def *missing;     /* set by udt_lookup: a type a field names that is not built yet */
 } ks_types;
-
-static int build_udt(ks_types *kt, udt_def *d, eng_err *err);
 
 /* cql_drv_udt_lookup over the keyspace's rows. */
 static int udt_lookup(void *ctx, const char *name, const CassDataType **out, eng_err *err)
@@ -418,17 +420,17 @@ static int udt_lookup(void *ctx, const char *name, const CassDataType **out, eng
     if (!key_range(kt->rows, keys, 2, &at))
         return 0;
     udt_def *d = &kt->defs[at - kt->first];
-    if (d->state == UDT_BUILDING || (d->state == UDT_NEW && kt->depth >= MAX_UDT_DEPTH)) {
-        /* Cassandra refuses a type that contains itself, and nesting past MAX_UDT_DEPTH only
-           bounds the stack here: either way the reference stays a user type without fields. */
-        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__, "User type %s.%s %s", kt->ks,
-                    name, d->state == UDT_BUILDING ? "contains itself" : "is nested too deeply");
+    (void)err;
+    if (d->state == UDT_BUILDING) {
+        /* Cassandra refuses a type that contains itself: the reference stays a user type
+           without fields. */
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__, "User type %s.%s contains itself",
+                    kt->ks, name);
         return 0;
     }
     if (d->state == UDT_NEW) {
-        int rc = build_udt(kt, d, err);
-        if (rc)
-            return rc;
+        kt->missing = d; /* build_types builds it, then the type that named it again */
+        return 0;
     }
     *out = d->type;
     return 0;
@@ -476,11 +478,18 @@ static int add_field(ks_types *kt, CassDataType *dt, eng_val fname, eng_val ftyp
         cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
                     "Field %.*s of user type %s.%s: %s", (int)fname.len, (const char *)fname.p,
                     kt->ks, dt->type_name, perr.msg);
+        kt->missing = NULL; /* the fields stop here whatever it named: nothing to wait for */
         *stop = 1;
         return 0;
     }
     if (rc)
         return eng_errorf(err, rc, "%s", perr.msg);
+    if (kt->missing) {
+        /* a type not built yet: this definition is made again once it is */
+        cql_drv_type_unref(ft);
+        *stop = 1;
+        return 0;
+    }
     if (!(dt->sub_names[dt->n_sub] = eng_strndup((const char *)fname.p, (size_t)fname.len))) {
         cql_drv_type_unref(ft);
         return nomem(err, dt->type_name);
@@ -490,10 +499,11 @@ static int add_field(ks_types *kt, CassDataType *dt, eng_val fname, eng_val ftyp
 }
 
 /*
- * The definition of d from its row, as the driver's update_user_types makes it: field i is
- * field_names[i] with the type parsed from field_types[i]. A row without names or types is
- * left out; the fields stop at the first null or unparsable one (all logged). Lists that do
- * not decode fail the snapshot.
+ * The definition of d (UDT_BUILDING) from its row, as the driver's update_user_types makes it:
+ * field i is field_names[i] with the type parsed from field_types[i]. A row without names or
+ * types is left out; the fields stop at the first null or unparsable one (all logged). Lists
+ * that do not decode fail the snapshot. When a field names a type not built yet, d is left
+ * UDT_BUILDING with kt->missing set, for build_types to build that one first.
  */
 static int build_udt(ks_types *kt, udt_def *d, eng_err *err)
 {
@@ -505,16 +515,17 @@ static int build_udt(ks_types *kt, udt_def *d, eng_err *err)
         rc = list_field(d, "field_types", &types, &n_types, err);
     if (rc)
         return rc;
-    d->state = UDT_DONE; /* whatever follows, d is not built again */
     if (n_names < 0 || n_types < 0) {
+        d->state = UDT_DONE;
         cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
                     "User type %s.%s has null field_names or field_types", ks, name);
         return 0;
     }
-    if (n_names != n_types)
+    if (n_names != n_types && !d->logged)
         cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
                     "User type %s.%s has %d field_names but %d field_types", ks, name, n_names,
                     n_types);
+    d->logged = 1; /* a definition made again says it once */
     size_t n = (size_t)(n_names < n_types ? n_names : n_types);
     CassDataType *dt = cql_drv_type_new(CASS_VALUE_TYPE_UDT);
     if (dt) {
@@ -527,8 +538,6 @@ static int build_udt(ks_types *kt, udt_def *d, eng_err *err)
         cql_drv_type_unref(dt);
         return nomem(err, name);
     }
-    d->state = UDT_BUILDING;
-    kt->depth++;
     int stop = 0;
     for (size_t i = 0; i < n && !rc && !stop; i++) {
         eng_val fname, ftype;
@@ -540,12 +549,11 @@ static int build_udt(ks_types *kt, udt_def *d, eng_err *err)
         else
             rc = add_field(kt, dt, fname, ftype, &stop, err);
     }
-    kt->depth--;
-    d->state = UDT_DONE;
-    if (rc) {
+    if (rc || kt->missing) {
         cql_drv_type_unref(dt);
         return rc;
     }
+    d->state = UDT_DONE;
     if (hold_type(kt->b->m, dt))
         return nomem(err, name);
     d->type = dt;
@@ -561,18 +569,33 @@ static int build_types(build *b, ks_types *kt, CassKeyspaceMeta *km, const sys_r
     kt->ks = km->name;
     kt->rows = types;
     kt->n = n;
-    kt->depth = 0;
+    kt->missing = NULL;
     kt->defs = arena_alloc(m, sizeof *kt->defs * n);
     km->types = arena_alloc(m, sizeof *km->types * n);
     km->type_names = arena_alloc(m, sizeof *km->type_names * n);
-    if (!kt->defs || !km->types || !km->type_names)
+    udt_def **stack = arena_alloc(m, sizeof *stack * n);
+    if (!kt->defs || !km->types || !km->type_names || !stack)
         return nomem(b->err, km->name);
     for (size_t i = 0; i < n; i++)
-        kt->defs[i] = (udt_def){&types->rows[kt->first + i], NULL, UDT_NEW};
+        kt->defs[i] = (udt_def){&types->rows[kt->first + i], NULL, UDT_NEW, 0};
     for (size_t i = 0; i < n; i++) {
-        int rc = kt->defs[i].state == UDT_NEW ? build_udt(kt, &kt->defs[i], b->err) : 0;
-        if (rc)
-            return rc;
+        size_t depth = 0;
+        if (kt->defs[i].state == UDT_NEW) {
+            kt->defs[i].state = UDT_BUILDING;
+            stack[depth++] = &kt->defs[i];
+        }
+        while (depth) {
+            kt->missing = NULL;
+            int rc = build_udt(kt, stack[depth - 1], b->err);
+            if (rc)
+                return rc;
+            if (kt->missing) {
+                kt->missing->state = UDT_BUILDING;
+                stack[depth++] = kt->missing;
+            } else {
+                depth--;
+            }
+        }
         if (kt->defs[i].type) {
             km->types[km->n_types] = kt->defs[i].type;
             km->type_names[km->n_types++] = kt->defs[i].row->k[1];

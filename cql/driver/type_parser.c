@@ -272,7 +272,7 @@ static int user_type(tparser *p, const tname *n, int frozen, CassDataType **out)
         return 0;
     }
     if (def) {
-        dt = cql_drv_type_copy(def);
+        dt = cql_drv_type_copy_top(def); /* its own frozenness; the fields shared */
     } else if ((dt = cql_drv_type_new(CASS_VALUE_TYPE_UDT))) {
         dt->type_name = name;
         dt->keyspace = eng_strdup(p->ks ? p->ks : "");

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 500
+/* JSON nests as deep as an INSERT JSON row holding a value of the deepest type the schema
+   accepts, and no deeper: the parser and the converters recurse once per level. */
+#define MAX_DEPTH (ENG_MAX_TYPE_DEPTH + 1)
 
 static int nomem(eng_err *err)
 {

@@ -23,6 +23,13 @@
  * LRU: executing a statement only sets a flag, no lock). A statement is
  * counted for the bytes of its text, its syntax tree and its first plan.
  *
+ * A plan holds the schema snapshot it was made against. Once the schema has
+ * moved on, the plans of cached statements no one else holds are released
+ * (cache_release_stale): the next use analyzes them again anyway, and kept
+ * they would each keep an old snapshot alive, memory the bytes above do not
+ * count. So the snapshots the cache keeps alive are the current one and
+ * those of statements a client still holds.
+ *
  * An evicted id is gone: looking it up answers Cassandra's UNPREPARED error,
  * so a client prepares it again. Whoever still holds the statement (a
  * driver's prepared statement) may go on executing it: execution puts it
@@ -53,6 +60,7 @@ struct cql_cache {
     size_t n_buckets;
     lru cls[2];
     uint64_t evictions;
+    _Atomic uint64_t swept_version; /* the schema version stale plans were last released for */
 };
 
 /* ---- plans ---- */
@@ -172,6 +180,9 @@ static int analyze(cql_prepared *ps, eng_schema *schema, cql_plan **out, eng_err
     return 0;
 }
 
+static cql_cache *cache_of(eng_db *db);
+static void cache_release_stale(cql_cache *c, const eng_schema *cur);
+
 int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
 {
     eng_schema *schema;
@@ -193,15 +204,22 @@ int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
     pthread_mutex_unlock(&ps->lock);
     cql_plan *fresh = NULL;
     rc = analyze(ps, schema, &fresh, err);
-    eng_schema_unref(schema);
-    if (rc)
+    if (rc) {
+        eng_schema_unref(schema);
         return rc;
+    }
     pthread_mutex_lock(&ps->lock);
     cql_plan *old = ps->plan;
     ps->plan = fresh;
     atomic_fetch_add(&fresh->refs, 1);
     pthread_mutex_unlock(&ps->lock);
     plan_unref(old);
+    /* A new analysis is how a schema change shows here first: the other plans made before it
+       can go. Without a cache (out of memory) they stay, as before. */
+    cql_cache *c = cache_of(db);
+    if (c)
+        cache_release_stale(c, schema);
+    eng_schema_unref(schema);
     *out = fresh;
     return 0;
 }
@@ -442,6 +460,44 @@ static size_t weight_of(cql_prepared *p)
         w += sizeof *p->plan + eng_arena_size(&p->plan->arena);
     pthread_mutex_unlock(&p->lock);
     return w;
+}
+
+/*
+ * Under the lock: drops p's plan when it was made against a snapshot older than cur and the
+ * cache's is the only reference to p. No one else can then reach p, or the plan through it,
+ * without the cache's lock (results that hold the plan keep their own reference on it).
+ */
+static void release_plan_if_stale(cql_prepared *p, const eng_schema *cur)
+{
+    if (atomic_load(&p->refs) != 1)
+        return;
+    cql_plan *stale = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->plan && p->plan->schema != cur && p->plan->schema->version <= cur->version) {
+        stale = p->plan;
+        p->plan = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    plan_unref(stale);
+}
+
+/*
+ * Releases the plans made before cur (the database's current snapshot) of the statements only
+ * the cache holds, once per schema version: what a cached statement keeps alive stays within
+ * the cache's bound, whatever the number of schema changes it has seen.
+ */
+static void cache_release_stale(cql_cache *c, const eng_schema *cur)
+{
+    if (atomic_load_explicit(&c->swept_version, memory_order_relaxed) >= cur->version)
+        return;
+    pthread_mutex_lock(&c->lock);
+    if (atomic_load_explicit(&c->swept_version, memory_order_relaxed) < cur->version) {
+        atomic_store_explicit(&c->swept_version, cur->version, memory_order_relaxed);
+        for (int k = 0; k < 2; k++)
+            for (cql_prepared *p = c->cls[k].head; p; p = p->lru_next)
+                release_plan_if_stale(p, cur);
+    }
+    pthread_mutex_unlock(&c->lock);
 }
 
 /*

@@ -607,21 +607,53 @@ static int load_keyspaces(eng_schema *s, const kv_list *l, eng_err *err)
     return 0;
 }
 
-/* While user types are being built, s->types holds the ones built so far, unsorted. */
-static const eng_type *built_resolver(void *ctx, const char *ks, const char *name)
-{
-    const eng_schema *s = ctx;
-    for (uint32_t i = 0; i < s->n_types; i++)
-        if (!strcmp(s->types[i]->ks, ks) && !strcmp(s->types[i]->name, name))
-            return s->types[i];
-    return NULL;
-}
+/*
+ * User types are built from their records, in key order, which is (ks, name)
+ * order. A type may use others of its keyspace, whatever their names, so a
+ * record that names one not built yet waits for it: the one it needs is built
+ * first (depth-first with a stack of our own, not recursion: nesting has no
+ * limit), each record being tried at most once more per type it uses.
+ */
+enum { UDT_NEW, UDT_WAITING, UDT_BUILT };
 
 typedef struct udt_raw {
     char *ks, *name;
-    const MDB_val *k, *v;
-    int built;
+    const MDB_val *k, *v; /* the record's key and value */
+    eng_type *type;       /* once built; s->types takes it over */
+    int state;            /* UDT_NEW, UDT_WAITING (on the stack), UDT_BUILT */
 } udt_raw;
+
+typedef struct udt_load {
+    eng_schema *s;
+    const eng_schema *prev; /* the snapshot this one replaces, or NULL */
+    udt_raw *raw;           /* the records, in (ks, name) order */
+    uint32_t n;
+    uint32_t missing;       /* set by udt_resolver: the record of a type used and not built yet
+                               (n: no record defines it) */
+} udt_load;
+
+static const eng_type *udt_resolver(void *ctx, const char *ks, const char *name)
+{
+    udt_load *l = ctx;
+    uint32_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ks, l->raw[mid].ks);
+        c = c ? c : strcmp(name, l->raw[mid].name);
+        if (!c) {
+            if (l->raw[mid].type)
+                return l->raw[mid].type;
+            l->missing = mid;
+            return NULL;
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    l->missing = l->n;
+    return NULL;
+}
 
 static int has_dup_name(char *const *names, uint32_t n)
 {
@@ -632,8 +664,52 @@ static int has_dup_name(char *const *names, uint32_t n)
     return 0;
 }
 
-/* One user type, if every type it uses is built: 0, ENG_E_NOMEM or ENG_E_CORRUPT. */
-static int build_udt(const udt_raw *u, eng_schema *s, eng_type **out)
+static int same_str(const char *a, const char *b)
+{
+    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+}
+
+/*
+ * A field type just decoded against the snapshot being built, and the one
+ * the previous snapshot holds: the same, with a user type the same only as
+ * the very definition both resolve to. A definition rebuilt in this snapshot
+ * (changed, or using one that changed) is another object, so a type that
+ * uses it is rebuilt too and never keeps pointing at the old one.
+ */
+static int same_field_type(const eng_type *a, const eng_type *b)
+{
+    if (a->kind != b->kind || a->frozen != b->frozen || a->n_sub != b->n_sub)
+        return 0;
+    if (a->kind == ENG_UDT)
+        return a->base && a->base == b->base;
+    if (!same_str(a->name, b->name))
+        return 0;
+    for (int i = 0; i < a->n_sub; i++)
+        if (!same_field_type(a->sub[i], b->sub[i]))
+            return 0;
+    return 1;
+}
+
+/* prev's definition of u, when the record still describes exactly it; else NULL. */
+static eng_type *unchanged_udt(const udt_load *l, const udt_raw *u, char *const *names,
+                               eng_type *const *types, uint32_t n)
+{
+    const eng_type *old = eng_schema_udt(l->prev, u->ks, u->name);
+    if (!old || old->n_sub != n)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(old->fields[i], names[i]) || !same_field_type(types[i], old->sub[i]))
+            return NULL;
+    return (eng_type *)old;
+}
+
+/*
+ * One user type, if every type it uses is built: 0, ENG_E_NOMEM or
+ * ENG_E_CORRUPT (l->missing then names a type it uses that is not built).
+ * A type whose record and the types it uses are unchanged is the previous
+ * snapshot's definition, shared: a schema change copies only what it changes.
+ */
+static int build_udt(udt_load *l, const udt_raw *u, eng_type **out)
 {
     rd r = rd_record(u->k, u->v);
     uint32_t n = rd_count(&r);
@@ -645,12 +721,13 @@ static int build_udt(const udt_raw *u, eng_schema *s, eng_type **out)
         r.oom = 1;
     for (uint32_t i = 0; i < n && !r.bad && !r.oom; i++) {
         names[i] = rd_str(&r);
-        types[i] = rd_type(&r, built_resolver, s);
+        types[i] = rd_type(&r, udt_resolver, l);
     }
     int rc = rd_result(&r);
     if (!rc && has_dup_name(names, n))
         rc = ENG_E_CORRUPT;
-    if (!rc) {
+    eng_type *old = rc ? NULL : unchanged_udt(l, u, names, types, n);
+    if (!rc && !old) {
         /* takes over the names and types, also when it fails */
         *out = eng_type_new_udt(u->ks, u->name, names, types, (int)n, 0);
         rc = *out ? 0 : ENG_E_NOMEM;
@@ -659,68 +736,73 @@ static int build_udt(const udt_raw *u, eng_schema *s, eng_type **out)
             eng_free(names[i]);
             eng_type_free(types[i]);
         }
+        if (old)
+            *out = eng_type_ref(old);
     }
     eng_free(names);
     eng_free(types);
     return rc;
 }
 
-/*
- * A user type may use other types of its keyspace, declared in any order, so
- * types are built in passes until all are; a pass that builds none means a
- * reference that no record satisfies.
- */
-static int build_udts(eng_schema *s, udt_raw *raw, uint32_t n, eng_err *err)
+static int build_udts(udt_load *l, eng_err *err)
 {
-    uint32_t left = n;
-    while (left) {
-        uint32_t built = 0, first_bad = n;
-        for (uint32_t i = 0; i < n; i++) {
-            if (raw[i].built)
-                continue;
-            eng_type *t = NULL;
-            int rc = build_udt(&raw[i], s, &t);
-            if (rc == ENG_E_NOMEM)
-                return load_error(err, rc, NULL, NULL, NULL);
-            if (rc) {
-                first_bad = first_bad < n ? first_bad : i;
-                continue;
+    uint32_t *stack = eng_malloc(sizeof *stack * l->n), depth = 0;
+    if (!stack)
+        return load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    int rc = 0;
+    for (uint32_t first = 0; !rc && first < l->n; first++) {
+        if (l->raw[first].state != UDT_NEW)
+            continue;
+        l->raw[first].state = UDT_WAITING;
+        stack[depth++] = first;
+        while (!rc && depth) {
+            udt_raw *u = &l->raw[stack[depth - 1]];
+            l->missing = l->n;
+            rc = build_udt(l, u, &u->type);
+            if (!rc) {
+                u->state = UDT_BUILT;
+                depth--;
+            } else if (rc == ENG_E_CORRUPT && l->missing < l->n &&
+                       l->raw[l->missing].state == UDT_NEW) {
+                /* it uses a type not built yet: that one first */
+                l->raw[l->missing].state = UDT_WAITING;
+                stack[depth++] = l->missing;
+                rc = 0;
+            } else {
+                /* a record that does not decode, a type no record defines, or a cycle */
+                rc = load_error(err, rc, "user type", u->ks, u->name);
             }
-            s->types[s->n_types++] = t;
-            raw[i].built = 1;
-            built++;
-            left--;
         }
-        if (left && !built)
-            return load_error(err, ENG_E_CORRUPT, "user type", raw[first_bad].ks,
-                              raw[first_bad].name);
     }
-    return 0;
+    eng_free(stack);
+    return rc;
 }
 
-static int load_types(eng_schema *s, const kv_list *l, eng_err *err)
+static int load_types(eng_schema *s, const eng_schema *prev, const kv_list *l, eng_err *err)
 {
     if (!l->n)
         return 0;
-    udt_raw *raw = eng_calloc(l->n, sizeof *raw);
+    udt_load ld = {s, prev, eng_calloc(l->n, sizeof *ld.raw), l->n, l->n};
     s->types = eng_calloc(l->n, sizeof *s->types);
-    int rc = (raw && s->types) ? 0 : load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
+    int rc = (ld.raw && s->types) ? 0 : load_error(err, ENG_E_NOMEM, NULL, NULL, NULL);
     for (uint32_t i = 0; !rc && i < l->n; i++) {
-        raw[i].k = &l->k[i];
-        raw[i].v = &l->v[i];
-        rc = split_key(&l->k[i], 1, &raw[i].ks, &raw[i].name);
-        if (!rc && !eng_schema_keyspace(s, raw[i].ks))
+        ld.raw[i].k = &l->k[i];
+        ld.raw[i].v = &l->v[i];
+        rc = split_key(&l->k[i], 1, &ld.raw[i].ks, &ld.raw[i].name);
+        if (!rc && !eng_schema_keyspace(s, ld.raw[i].ks))
             rc = ENG_E_CORRUPT;
         if (rc)
-            rc = load_error(err, rc, "user type", raw[i].ks, raw[i].name);
+            rc = load_error(err, rc, "user type", ld.raw[i].ks, ld.raw[i].name);
     }
     if (!rc)
-        rc = build_udts(s, raw, l->n, err);
-    for (uint32_t i = 0; raw && i < l->n; i++) {
-        eng_free(raw[i].ks);
-        eng_free(raw[i].name);
+        rc = build_udts(&ld, err);
+    for (uint32_t i = 0; ld.raw && i < l->n; i++) {
+        if (ld.raw[i].type)
+            s->types[s->n_types++] = ld.raw[i].type; /* freed with s, also on failure */
+        eng_free(ld.raw[i].ks);
+        eng_free(ld.raw[i].name);
     }
-    eng_free(raw);
+    eng_free(ld.raw);
     if (!rc)
         qsort(s->types, s->n_types, sizeof *s->types, eng_udt_order);
     return rc;
@@ -748,6 +830,12 @@ static int load_tables(eng_schema *s, const kv_list *l, eng_err *err)
 
 int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err)
 {
+    return eng_schema_load_after(txn, meta, NULL, out, err);
+}
+
+int eng_schema_load_after(MDB_txn *txn, MDB_dbi meta, const eng_schema *prev, eng_schema **out,
+                          eng_err *err)
+{
     *out = NULL;
     eng_schema *s = eng_calloc(1, sizeof *s);
     if (!s)
@@ -761,7 +849,7 @@ int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err)
     if (!rc)
         rc = load_keyspaces(s, &lists[0], err);
     if (!rc)
-        rc = load_types(s, &lists[2], err);
+        rc = load_types(s, prev, &lists[2], err);
     if (!rc)
         rc = load_tables(s, &lists[1], err);
     for (int i = 0; i < 3; i++) {

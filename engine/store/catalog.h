@@ -39,6 +39,14 @@ int eng_catalog_put_u64(MDB_txn *txn, MDB_dbi meta, const char *key, uint64_t va
                         eng_err *err);
 /* Builds a snapshot of everything stored; refs = 1. */
 int eng_schema_load(MDB_txn *txn, MDB_dbi meta, eng_schema **out, eng_err *err);
+/*
+ * The same, sharing with prev (the snapshot the new one replaces, or NULL)
+ * every user type whose record, and every type it uses, is unchanged: a
+ * schema change costs the new snapshot what it changes plus an array of
+ * pointers, and old snapshots still held keep only what differs.
+ */
+int eng_schema_load_after(MDB_txn *txn, MDB_dbi meta, const eng_schema *prev, eng_schema **out,
+                          eng_err *err);
 
 /*
  * Schema changes. Each validates with Cassandra's rules and messages

@@ -274,16 +274,72 @@ static int prepare_type(const eng_schema *cur, const char *ks, const eng_type *t
     }
 }
 
-/* Does t use the user type ks.name, at any depth (UserType.referencesUserType)? */
-static int uses_udt(const eng_type *t, const char *ks, const char *name)
+/* Index of the user type ks.name in cur->types, or -1. */
+static long udt_index(const eng_schema *cur, const char *ks, const char *name)
+{
+    const eng_type *u = ks && name ? eng_schema_udt(cur, ks, name) : NULL;
+    if (!u)
+        return -1;
+    uint32_t lo = 0, hi = cur->n_types;
+    while (lo < hi) { /* the same order eng_schema_udt searched */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cur->types[mid] == u)
+            return (long)mid;
+        if (eng_udt_order(&u, &cur->types[mid]) < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+/*
+ * The user types that use one type, at any depth (UserType.referencesUserType),
+ * as a mark per entry of cur->types (the type itself marked too). Found from
+ * what each type's fields name directly, without looking inside the types
+ * they name, repeated until nothing changes: walking into every use instead
+ * costs twice as much per level for a type that uses another twice: a
+ * tenth of a second at 22 levels, hours at 40.
+ */
+typedef struct udt_users {
+    const eng_schema *cur;
+    uint8_t *marks;
+} udt_users;
+
+/* Does t (a column's or a field's type) name a marked user type, itself or in a collection or
+   tuple? */
+static int names_marked(const udt_users *uu, const eng_type *t)
 {
     if (!t)
         return 0;
-    if (t->kind == ENG_UDT && t->ks && t->name && !strcmp(t->ks, ks) && !strcmp(t->name, name))
-        return 1;
+    if (t->kind == ENG_UDT) {
+        long i = udt_index(uu->cur, t->ks, t->name);
+        return i >= 0 && uu->marks[i];
+    }
     for (int i = 0; i < t->n_sub; i++)
-        if (uses_udt(t->sub[i], ks, name))
+        if (names_marked(uu, t->sub[i]))
             return 1;
+    return 0;
+}
+
+static int find_users(udt_users *uu, const eng_schema *cur, const char *ks, const char *name,
+                      eng_err *err)
+{
+    uu->cur = cur;
+    if (!(uu->marks = eng_calloc(cur->n_types ? cur->n_types : 1, 1)))
+        return eng_catalog_nomem(err);
+    long u = udt_index(cur, ks, name);
+    if (u >= 0)
+        uu->marks[u] = 1;
+    for (int changed = u >= 0; changed;) {
+        changed = 0;
+        for (uint32_t i = 0; i < cur->n_types; i++) {
+            const eng_type *t = cur->types[i];
+            for (int f = 0; !uu->marks[i] && !strcmp(t->ks, ks) && f < t->n_sub; f++)
+                if (names_marked(uu, t->sub[f]))
+                    uu->marks[i] = 1, changed = 1;
+        }
+    }
     return 0;
 }
 
@@ -295,6 +351,89 @@ static int udt_nests_multicell(const eng_type *t)
     for (int i = 0; i < t->n_sub; i++)
         if (eng_type_is_multicell(t->sub[i]))
             return 1;
+    return 0;
+}
+
+/*
+ * Types nest at most ENG_MAX_TYPE_DEPTH levels (engine/value/types.h says
+ * why; Cassandra itself has no such limit). A schema change that would make
+ * a column or a user type deeper is refused, naming it.
+ */
+static int check_depth(uint32_t levels, const char *what, const char *ks, const char *name,
+                       eng_err *err)
+{
+    if (levels <= ENG_MAX_TYPE_DEPTH)
+        return 0;
+    eng_buf b = ENG_BUF_INIT;
+    eng_buf_printf(&b, "%s ", what);
+    if (ks)
+        put_qualified(&b, ks, name);
+    else
+        put_quoted(&b, name);
+    eng_buf_printf(&b, " would nest %u levels of types, more than the %d supported", levels,
+                   ENG_MAX_TYPE_DEPTH);
+    return error_buf(err, ENG_E_INVALID, &b);
+}
+
+/* A user type with these prepared field types: one level over the deepest. */
+static uint32_t udt_levels(eng_type *const *fields, uint32_t n)
+{
+    uint32_t deepest = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (eng_type_depth(fields[i]) > deepest)
+            deepest = eng_type_depth(fields[i]);
+    return deepest + 1;
+}
+
+/*
+ * ALTER TYPE u ADD a field that makes u `more` levels deeper: every type and
+ * column using u (uu) may grow as much (at most: their deepest path may not
+ * go through u), and none may pass the limit.
+ */
+static int check_users_depth(const udt_users *uu, const eng_type *u, uint32_t more,
+                             eng_err *err)
+{
+    const eng_schema *cur = uu->cur;
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < cur->n_types; i++)
+        if (uu->marks[i])
+            rc = check_depth(eng_type_depth(cur->types[i]) + more, "User type", cur->types[i]->ks,
+                             cur->types[i]->name, err);
+    for (uint32_t i = 0; !rc && i < cur->n_tables; i++) {
+        const eng_table *t = &cur->tables[i];
+        for (uint32_t c = 0; !rc && !strcmp(t->ks, u->ks) && c < t->n_cols; c++)
+            if (names_marked(uu, t->cols[c].type))
+                rc = check_depth(eng_type_depth(t->cols[c].type) + more, "Column", NULL,
+                                 t->cols[c].name, err);
+    }
+    return rc;
+}
+
+/*
+ * Most descriptors a dropped column's type may have written out. Its record
+ * keeps it with every user type expanded, which is the type's tree size
+ * (eng_type_tree_size): a type using one user type twice per level, small
+ * shared, doubles per level written out -- Cassandra's expandUserTypes would
+ * too -- and every snapshot decodes the record.
+ */
+#define MAX_DROPPED_TYPE_SIZE 65536
+
+/* Whether a dropped column's type can be recorded and read back. */
+static int check_dropped_type(const eng_type *t, const char *column, eng_err *err)
+{
+    if (eng_type_depth(t) > ENG_MAX_TYPE_DEPTH) /* made before types were bounded */
+        return eng_errorf(err, ENG_E_INVALID,
+                          "Cannot drop column %s: its type nests %u levels, more than the %d a "
+                          "dropped column's record can keep",
+                          column, eng_type_depth(t), ENG_MAX_TYPE_DEPTH);
+    uint32_t size = eng_type_tree_size(t); /* saturates at UINT32_MAX */
+    if (size > MAX_DROPPED_TYPE_SIZE)
+        return eng_errorf(err, ENG_E_INVALID,
+                          "Cannot drop column %s: with its user types written out, as a dropped "
+                          "column is recorded, its type has %s%u components, more than the %d a "
+                          "record keeps",
+                          column, size == UINT32_MAX ? "over " : "",
+                          size == UINT32_MAX ? size - 1 : size, MAX_DROPPED_TYPE_SIZE);
     return 0;
 }
 
@@ -882,6 +1021,8 @@ static int prepare_columns(const eng_schema *cur, const eng_table_def *def, draf
             continue;
         int rc = prepare_type(cur, def->ks, def->cols[i].type, &prep[i], err);
         draft_own(d, prep[i]);
+        if (!rc)
+            rc = check_depth(eng_type_depth(prep[i]), "Column", NULL, def->cols[i].name, err);
         if (rc)
             return rc;
     }
@@ -1136,6 +1277,8 @@ static int add_one_column(const eng_schema *cur, draft *d, const eng_table *t,
     eng_type *type = NULL;
     int rc = prepare_type(cur, t->ks, c->type, &type, err);
     draft_own(d, type);
+    if (!rc)
+        rc = check_depth(eng_type_depth(type), "Column", NULL, c->name, err);
     if (rc)
         return rc;
     if (draft_column(d, c->name) >= 0)
@@ -1213,6 +1356,9 @@ static int drop_one_column(draft *d, const eng_table *t, const char *name, int i
         eng_type_to_cql(c->type, &b);
         return error_buf(err, ENG_E_INVALID, &b);
     }
+    int rc = check_dropped_type(c->type, name, err);
+    if (rc)
+        return rc;
     eng_type *kept = draft_own(d, expand_udts(c->type));
     if (!kept)
         return eng_catalog_nomem(err);
@@ -1452,6 +1598,9 @@ int eng_catalog_create_type(MDB_txn *txn, MDB_dbi meta, const eng_schema *cur, c
     if (!prep)
         return eng_catalog_nomem(err);
     rc = prepare_fields(cur, ks, types, n, prep, err);
+    if (!rc && (rc = check_depth(udt_levels(prep, n), "User type", ks, name, err)))
+        for (uint32_t i = 0; i < n; i++)
+            eng_type_free(prep[i]);
     eng_type *udt = rc ? NULL : new_udt(ks, name, fields, prep, n);
     eng_free(prep);
     if (!rc && !udt)
@@ -1462,22 +1611,19 @@ int eng_catalog_create_type(MDB_txn *txn, MDB_dbi meta, const eng_schema *cur, c
     return rc ? rc : ddl_done(txn, meta, changed, err);
 }
 
-/* Names (of user types or tables) that use ks.name, sorted, joined by ", ". */
-static void list_users(const eng_schema *cur, const char *ks, const char *name, int tables,
+/* Names (of user types or tables) that use ks.name (uu), sorted, joined by ", ". */
+static void list_users(const udt_users *uu, const char *ks, const char *name, int tables,
                        eng_buf *out)
 {
+    const eng_schema *cur = uu->cur;
     int first = 1;
     if (!tables) {
         for (uint32_t i = 0; i < cur->n_types; i++) {
             const eng_type *u = cur->types[i];
-            if (strcmp(u->ks, ks) || !strcmp(u->name, name))
+            if (!uu->marks[i] || strcmp(u->ks, ks) || !strcmp(u->name, name))
                 continue;
-            for (int f = 0; f < u->n_sub; f++)
-                if (uses_udt(u->sub[f], ks, name)) {
-                    eng_buf_printf(out, "%s%s", first ? "" : ", ", u->name);
-                    first = 0;
-                    break;
-                }
+            eng_buf_printf(out, "%s%s", first ? "" : ", ", u->name);
+            first = 0;
         }
         return;
     }
@@ -1486,7 +1632,7 @@ static void list_users(const eng_schema *cur, const char *ks, const char *name, 
         if (strcmp(t->ks, ks))
             continue;
         for (uint32_t c = 0; c < t->n_cols; c++)
-            if (uses_udt(t->cols[c].type, ks, name)) {
+            if (names_marked(uu, t->cols[c].type)) {
                 eng_buf_printf(out, "%s%s", first ? "" : ", ", t->name);
                 first = 0;
                 break;
@@ -1497,20 +1643,22 @@ static void list_users(const eng_schema *cur, const char *ks, const char *name, 
 /* DropTypeStatement: a type still used by another type or a table stays. */
 static int check_type_unused(const eng_schema *cur, const char *ks, const char *name, eng_err *err)
 {
-    for (int tables = 0; tables <= 1; tables++) {
+    udt_users uu;
+    int rc = find_users(&uu, cur, ks, name, err);
+    for (int tables = 0; !rc && tables <= 1; tables++) {
         eng_buf users = ENG_BUF_INIT;
-        list_users(cur, ks, name, tables, &users);
+        list_users(&uu, ks, name, tables, &users);
         if (!users.len && !users.oom)
             continue;
         const char *s = eng_buf_cstr(&users);
-        int rc = s ? eng_errorf(err, ENG_E_INVALID,
-                                "Cannot drop user type '%s.%s' as it is still used by %s %s", ks,
-                                name, tables ? "tables" : "user types", s)
-                   : eng_catalog_nomem(err);
+        rc = s ? eng_errorf(err, ENG_E_INVALID,
+                            "Cannot drop user type '%s.%s' as it is still used by %s %s", ks, name,
+                            tables ? "tables" : "user types", s)
+               : eng_catalog_nomem(err);
         eng_buf_free(&users);
-        return rc;
     }
-    return 0;
+    eng_free(uu.marks);
+    return rc;
 }
 
 int eng_catalog_drop_type(MDB_txn *txn, MDB_dbi meta, const eng_schema *cur, const char *ks,
@@ -1573,18 +1721,19 @@ static void put_udt_name(eng_buf *b, const eng_type *u)
 }
 
 /* AlterTypeStatement.AddField's checks on the new field's prepared type. */
-static int check_added_field(const eng_schema *cur, const eng_type *u, const char *field,
+static int check_added_field(const udt_users *uu, const eng_type *u, const char *field,
                              const eng_type *type, eng_err *err)
 {
+    const eng_schema *cur = uu->cur;
     const char *why = NULL;
     eng_buf tables = ENG_BUF_INIT;
-    if (uses_udt(type, u->ks, u->name)) {
+    if (names_marked(uu, type)) {
         why = " as it would create a circular reference";
     } else {
         for (uint32_t i = 0; i < cur->n_tables; i++) {
             const eng_table *t = &cur->tables[i];
             for (uint16_t c = 0; !strcmp(t->ks, u->ks) && c < t->n_pk; c++)
-                if (uses_udt(t->cols[c].type, u->ks, u->name)) {
+                if (names_marked(uu, t->cols[c].type)) {
                     eng_buf_put_str(&tables, tables.len ? ", " : "");
                     put_qualified(&tables, t->ks, t->name);
                     break;
@@ -1670,9 +1819,15 @@ int eng_catalog_alter_type_add(MDB_txn *txn, MDB_dbi meta, const eng_schema *cur
         return error_buf(err, ENG_E_INVALID, &b);
     }
     eng_type *prep = NULL;
+    udt_users uu = {cur, NULL};
     rc = prepare_fields(cur, ks, &type, 1, &prep, err);
     if (!rc)
-        rc = check_added_field(cur, u, field, prep, err);
+        rc = find_users(&uu, cur, u->ks, u->name, err);
+    if (!rc)
+        rc = check_added_field(&uu, u, field, prep, err);
+    if (!rc && udt_levels(&prep, 1) > eng_type_depth(u))
+        rc = check_users_depth(&uu, u, udt_levels(&prep, 1) - eng_type_depth(u), err);
+    eng_free(uu.marks);
     if (!rc)
         rc = put_changed_udt(txn, meta, u, -1, field, prep, err);
     eng_type_free(prep);

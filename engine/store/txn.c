@@ -133,7 +133,7 @@ static int load_schema_in(void *arg)
     int rc = schema_version(l->txn, l->db->meta, &v, l->err);
     if (rc || (l->db->schema && l->db->schema->version == v))
         return rc;
-    if ((rc = eng_schema_load(l->txn, l->db->meta, &l->s, l->err)))
+    if ((rc = eng_schema_load_after(l->txn, l->db->meta, l->db->schema, &l->s, l->err)))
         return rc;
     for (uint32_t i = 0; i < l->s->n_tables; i++) {
         char name[34];

@@ -19,9 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Nesting deeper than this in a persisted type is treated as corruption. */
-#define MAX_TYPE_DEPTH 64
-
 /* ------------------------------------------------------------------------ */
 /* Descriptors                                                               */
 /* ------------------------------------------------------------------------ */
@@ -69,6 +66,11 @@ int eng_kind_from_name(const char *name, size_t len)
     return -1;
 }
 
+static uint64_t kind_bit(int kind)
+{
+    return kind >= 0 && kind < 64 ? (uint64_t)1 << kind : 0;
+}
+
 static eng_type *type_alloc(int kind, int frozen, int n_sub)
 {
     eng_type *t = eng_calloc(1, sizeof *t);
@@ -77,6 +79,9 @@ static eng_type *type_alloc(int kind, int frozen, int n_sub)
     t->kind = (uint16_t)kind;
     t->frozen = frozen ? 1 : 0;
     t->n_sub = (uint16_t)n_sub;
+    t->levels = 1;
+    t->tree_size = 1;
+    t->kinds = kind_bit(kind);
     if (n_sub > 0) {
         t->sub = eng_calloc((size_t)n_sub, sizeof *t->sub);
         if (!t->sub) {
@@ -87,21 +92,117 @@ static eng_type *type_alloc(int kind, int frozen, int n_sub)
     return t;
 }
 
-void eng_type_free(eng_type *t)
+/*
+ * The constructors keep levels, tree_size and kinds in every descriptor they
+ * make; a descriptor made by hand (a static scalar, a view over another's
+ * children) has them zero, and they are counted from its children.
+ */
+uint32_t eng_type_depth(const eng_type *t)
 {
     if (!t)
-        return;
-    for (int i = 0; i < t->n_sub; i++) {
-        if (t->sub)
-            eng_type_free(t->sub[i]);
-        if (t->fields)
-            eng_free(t->fields[i]);
+        return 0;
+    if (t->levels)
+        return t->levels;
+    uint32_t deepest = 0;
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        if (eng_type_depth(t->sub[i]) > deepest)
+            deepest = eng_type_depth(t->sub[i]);
+    return deepest < UINT32_MAX ? deepest + 1 : deepest;
+}
+
+uint32_t eng_type_tree_size(const eng_type *t)
+{
+    if (!t)
+        return 0;
+    if (t->tree_size)
+        return t->tree_size;
+    uint64_t size = 1;
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        size += eng_type_tree_size(t->sub[i]);
+    return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+}
+
+/* The kinds in t, as a mask of kind_bit. */
+static uint64_t kinds_of(const eng_type *t)
+{
+    if (t->kinds)
+        return t->kinds;
+    uint64_t kinds = kind_bit(t->kind);
+    for (int i = 0; t->sub && i < t->n_sub; i++)
+        if (t->sub[i])
+            kinds |= kinds_of(t->sub[i]);
+    return kinds;
+}
+
+/* Once t's children are in place, what the accessors above report for it: one level more than
+   the deepest child, the children's sizes plus one, and the kinds in any of them. */
+static void measure(eng_type *t)
+{
+    uint32_t deepest = 0;
+    uint64_t size = 1;
+    t->kinds = kind_bit(t->kind);
+    for (int i = 0; t->sub && i < t->n_sub; i++) {
+        if (t->sub[i])
+            t->kinds |= kinds_of(t->sub[i]);
+        if (eng_type_depth(t->sub[i]) > deepest)
+            deepest = eng_type_depth(t->sub[i]);
+        size += eng_type_tree_size(t->sub[i]);
+        if (size > UINT32_MAX)
+            size = UINT32_MAX;
     }
-    eng_free(t->sub);
-    eng_free(t->fields);
-    eng_free(t->ks);
-    eng_free(t->name);
-    eng_free(t);
+    t->levels = deepest < UINT32_MAX ? deepest + 1 : deepest;
+    t->tree_size = (uint32_t)size;
+}
+
+/*
+ * Drops one reference: 1 when it was the last, so the caller frees the node.
+ * A plain load suffices when no other reference exists (no one could add one
+ * without holding one); acquire, so every use through a reference dropped
+ * elsewhere happens before the free.
+ */
+static int last_reference(eng_type *t)
+{
+    if (atomic_load_explicit(&t->shares, memory_order_acquire) == 0)
+        return 1;
+    return atomic_fetch_sub_explicit(&t->shares, 1, memory_order_acq_rel) == 0;
+}
+
+/*
+ * Iterative along the last child and the base, so freeing a long chain of
+ * nested user types (each one's last field the next) does not take a stack
+ * frame per level.
+ */
+void eng_type_free(eng_type *t)
+{
+    while (t && last_reference(t)) {
+        eng_type *next = t->base;
+        if (!next) {
+            for (int i = 0; i < t->n_sub; i++) {
+                if (t->fields)
+                    eng_free(t->fields[i]);
+                if (!t->sub)
+                    continue;
+                if (i + 1 < t->n_sub)
+                    eng_type_free(t->sub[i]);
+                else
+                    next = t->sub[i];
+            }
+            eng_free(t->sub);
+            eng_free(t->fields);
+            eng_free(t->ks);
+            eng_free(t->name);
+        }
+        eng_free(t);
+        t = next;
+    }
+}
+
+eng_type *eng_type_ref(const eng_type *t)
+{
+    eng_type *m = (eng_type *)t; /* descriptors are immutable; only the count changes */
+    if (m)
+        atomic_fetch_add_explicit(&m->shares, 1, memory_order_relaxed);
+    return m;
 }
 
 /* The scalar kinds are exactly those with a CQL name. */
@@ -119,30 +220,43 @@ eng_type *eng_type_new(int kind)
 
 /*
  * Cassandra freezes every collection or UDT nested in another type (a nested
- * type is never multi-cell), so children are marked frozen on the way in.
+ * type is never multi-cell), so children are marked frozen on the way in. A
+ * child someone else also holds is not changed: it is replaced by a copy of
+ * its top node. Takes the caller's reference on c; NULL when out of memory.
  */
-static void freeze_child(eng_type *c)
+static eng_type *freeze_child(eng_type *c)
 {
-    if (c && (c->kind == ENG_LIST || c->kind == ENG_SET || c->kind == ENG_MAP ||
-              c->kind == ENG_UDT || c->kind == ENG_TUPLE))
-        c->frozen = 1;
+    if (!c || c->frozen ||
+        !(c->kind == ENG_LIST || c->kind == ENG_SET || c->kind == ENG_MAP ||
+          c->kind == ENG_UDT || c->kind == ENG_TUPLE))
+        return c;
+    if (atomic_load_explicit(&c->shares, memory_order_acquire) != 0) {
+        eng_type *own = eng_type_dup(c);
+        eng_type_free(c);
+        if (!own)
+            return NULL;
+        c = own;
+    }
+    c->frozen = 1;
+    return c;
 }
 
 static eng_type *new_collection(int kind, eng_type *a, eng_type *b, int frozen)
 {
     int n = kind == ENG_MAP ? 2 : 1;
+    a = freeze_child(a);
+    if (n == 2)
+        b = freeze_child(b);
     eng_type *t = (a && (n == 1 || b)) ? type_alloc(kind, frozen, n) : NULL;
     if (!t) {
         eng_type_free(a);
         eng_type_free(b);
         return NULL;
     }
-    freeze_child(a);
     t->sub[0] = a;
-    if (n == 2) {
-        freeze_child(b);
+    if (n == 2)
         t->sub[1] = b;
-    }
+    measure(t);
     return t;
 }
 
@@ -178,16 +292,18 @@ static int any_null_type(eng_type **types, int n)
 eng_type *eng_type_new_tuple(eng_type **comps, int n)
 {
     eng_type *t = NULL;
-    if (n >= 0 && n <= UINT16_MAX && (n == 0 || (comps && !any_null_type(comps, n))))
+    int ok = n >= 0 && n <= UINT16_MAX && (n == 0 || comps);
+    for (int i = 0; ok && i < n; i++)
+        comps[i] = freeze_child(comps[i]);
+    if (ok && !any_null_type(comps, n))
         t = type_alloc(ENG_TUPLE, 1, n);
     if (!t) {
         free_types(comps, n);
         return NULL;
     }
-    for (int i = 0; i < n; i++) {
-        freeze_child(comps[i]);
+    for (int i = 0; i < n; i++)
         t->sub[i] = comps[i];
-    }
+    measure(t);
     return t;
 }
 
@@ -224,6 +340,7 @@ eng_type *eng_type_new_udt(const char *ks, const char *name, char **names, eng_t
         t->sub[i] = types[i];
         t->fields[i] = names[i];
     }
+    measure(t);
     return t;
 }
 
@@ -239,28 +356,25 @@ eng_type *eng_type_new_custom(const char *class_name)
     return t;
 }
 
+/* A scalar's node holds nothing to share: it is copied, so a static scalar can be dup'd too. */
 eng_type *eng_type_dup(const eng_type *t)
 {
     if (!t)
         return NULL;
-    eng_type *d = type_alloc(t->kind, t->frozen, t->n_sub);
+    eng_type *d = type_alloc(t->kind, t->frozen, 0);
     if (!d)
         return NULL;
-    int ok = 1;
-    if (t->ks)
-        ok = (d->ks = eng_strdup(t->ks)) != NULL;
-    if (ok && t->name)
-        ok = (d->name = eng_strdup(t->name)) != NULL;
-    if (ok && t->fields && t->n_sub)
-        ok = (d->fields = eng_calloc(t->n_sub, sizeof *d->fields)) != NULL;
-    for (int i = 0; ok && i < t->n_sub; i++) {
-        ok = (d->sub[i] = eng_type_dup(t->sub[i])) != NULL;
-        if (ok && t->fields)
-            ok = (d->fields[i] = eng_strdup(t->fields[i])) != NULL;
-    }
-    if (!ok) {
-        eng_type_free(d);
-        return NULL;
+    const eng_type *body = t->base ? t->base : t;
+    d->n_sub = body->n_sub;
+    d->levels = eng_type_depth(body);
+    d->tree_size = eng_type_tree_size(body);
+    d->kinds = kinds_of(body);
+    if (body->sub || body->fields || body->ks || body->name) {
+        d->base = eng_type_ref(body);
+        d->sub = body->sub;
+        d->fields = body->fields;
+        d->ks = body->ks;
+        d->name = body->name;
     }
     return d;
 }
@@ -280,6 +394,8 @@ int eng_type_equal(const eng_type *a, const eng_type *b)
         return 0;
     if (a->kind != b->kind || a->frozen != b->frozen || a->n_sub != b->n_sub)
         return 0;
+    if ((a->base ? a->base : a) == (b->base ? b->base : b))
+        return 1; /* one body, shared */
     if (!str_eq(a->ks, b->ks) || !str_eq(a->name, b->name))
         return 0;
     for (int i = 0; i < a->n_sub; i++) {
@@ -314,6 +430,8 @@ int eng_type_contains_kind(const eng_type *t, int kind)
         return 0;
     if (t->kind == kind)
         return 1;
+    if (kind_bit(kind))
+        return (kinds_of(t) & kind_bit(kind)) != 0;
     for (int i = 0; i < t->n_sub; i++)
         if (eng_type_contains_kind(t->sub[i], kind))
             return 1;
@@ -564,7 +682,7 @@ done:
 static eng_type *rd_type(reader *r, int depth)
 {
     uint16_t kind;
-    if (depth > MAX_TYPE_DEPTH) {
+    if (depth >= ENG_MAX_TYPE_DEPTH) {
         rd_corrupt(r, "nesting too deep");
         return NULL;
     }
@@ -601,6 +719,7 @@ static eng_type *rd_type(reader *r, int depth)
         eng_type_free(t);
         return NULL;
     }
+    measure(t);
     return t;
 }
 

@@ -2,9 +2,15 @@
  * CQL types: descriptors, validation of native-protocol bytes, Cassandra's
  * comparison, canonical forms, and the binary form the catalog persists.
  *
- * One descriptor tree per declared type. A descriptor owns its children and
- * strings; eng_type_free releases the whole tree. Descriptors are immutable
- * once built and may be shared read-only between threads.
+ * Descriptors are immutable once built and may be shared read-only between
+ * threads. A descriptor made by a constructor owns its children and strings;
+ * one made by eng_type_dup (as every user type a column or field uses is)
+ * is a single node that shares the rest -- children, field names, keyspace
+ * and name -- with the descriptor it copies, holding a reference on it. So a
+ * type nested n levels deep costs n nodes however many columns, fields and
+ * schema snapshots use it, not a copy per use (which, levels inside levels,
+ * grows with the product of the nesting). eng_type_free drops one reference
+ * and frees a node when its last one goes.
  *
  * Values are always in native-protocol serialization (facts §2): the body
  * of a [bytes], no length prefix. Collections, tuples and UDTs use the v4
@@ -12,6 +18,8 @@
  */
 #ifndef ENG_TYPES_H
 #define ENG_TYPES_H
+
+#include <stdatomic.h>
 
 #include "engine/value/common.h"
 
@@ -45,6 +53,18 @@ enum eng_kind {
     ENG_TUPLE = 0x0031,
 };
 
+/*
+ * Most levels a type may nest: int is one level, list<int> two, a user type
+ * whose one field is frozen<t1> with t1 (a int) three. Not Cassandra's limit
+ * (it has none; its own bound is the JVM stack): every walk over a type, and
+ * over a value of it, recurses once per level, so the schema refuses a deeper
+ * type with a clear error instead of letting a value of it exhaust the stack,
+ * and the catalog reads a deeper stored type as corrupt. At this depth the
+ * deepest walk, validating a value, takes under half a megabyte of stack
+ * (a megabyte and a half under AddressSanitizer).
+ */
+#define ENG_MAX_TYPE_DEPTH 2048
+
 typedef struct eng_type eng_type;
 struct eng_type {
     uint16_t kind;    /* enum eng_kind */
@@ -55,6 +75,14 @@ struct eng_type {
     char **fields;    /* udt: field names (n_sub of them), else NULL */
     char *ks;         /* udt: keyspace; else NULL */
     char *name;       /* udt: type name; custom: Java class name; else NULL */
+    /* Sharing (types.c): when base is set, sub, fields, ks and name above are base's, borrowed
+       while this node holds its reference on base. */
+    eng_type *base;
+    _Atomic uint32_t shares; /* references beyond the first: a zeroed descriptor has one owner */
+    uint32_t levels;         /* eng_type_depth, kept by the constructors (0 in a static scalar) */
+    uint32_t tree_size;      /* eng_type_tree_size, likewise */
+    uint64_t kinds;          /* bit k set when kind k occurs in the type (likewise; all kinds
+                                are below 64), so eng_type_contains_kind never walks it */
 };
 
 /* ---- construction (NULL on OOM or bad arguments; constructors taking children
@@ -70,8 +98,28 @@ eng_type *eng_type_new_tuple(eng_type **comps, int n); /* takes the array's elem
 eng_type *eng_type_new_udt(const char *ks, const char *name, char **names, eng_type **types, int n,
                            int frozen);
 eng_type *eng_type_new_custom(const char *class_name);
+/*
+ * A new top node equal to t, whose own fields (frozen) the caller may change;
+ * everything below it is shared with t, immutable, and stays alive as long as
+ * the copy does. Constant time. t must come from the constructors (or be a
+ * scalar): a static descriptor with children or names cannot be shared.
+ */
 eng_type *eng_type_dup(const eng_type *t);
+/* Another reference to t itself, released by eng_type_free (same condition on t). */
+eng_type *eng_type_ref(const eng_type *t);
+/* Drops one reference; the last frees the node and drops its references on the rest. */
 void eng_type_free(eng_type *t);
+
+/* Levels the type nests, itself included (1 for a scalar); constant time. */
+uint32_t eng_type_depth(const eng_type *t);
+/*
+ * Descriptors the type has written out as a tree, each use of a user type
+ * expanded (as Cassandra's expandUserTypes and the protocol's type options
+ * spell it), saturating at UINT32_MAX; constant time. A type whose fields
+ * use one user type twice, level after level, is small shared but doubles
+ * in this size per level.
+ */
+uint32_t eng_type_tree_size(const eng_type *t);
 
 /* Structural equality (kind, frozenness, children, udt names and fields). */
 int eng_type_equal(const eng_type *a, const eng_type *b);

@@ -2821,6 +2821,37 @@ TEST(schema_metadata_describes_keyspaces_tables_columns_and_types)
     conn_close(&a);
 }
 
+TEST(schema_metadata_follows_user_types_nested_a_thousand_deep)
+{
+    /* t1 (a int), t2 (a frozen<t1>), ... t1000: by name, t10 comes before the t9 it uses, so a
+       definition often waits for another, long chains of them */
+    capture_logs();
+    conn a;
+    CONNECT(&a, "memory:");
+    CassSession *s = a.session;
+    RUN(s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+           "'replication_factor': 1}");
+    RUN(s, "CREATE TYPE ks.t1 (a int)");
+    for (int i = 2; i <= 1000; i++) {
+        char q[96];
+        snprintf(q, sizeof q, "CREATE TYPE ks.t%d (a frozen<t%d>)", i, i - 1);
+        RUN(s, q);
+    }
+    RUN(s, "CREATE TABLE ks.t (k int PRIMARY KEY, v frozen<t1000>)");
+    const CassSchemaMeta *m = cass_session_get_schema_meta(s);
+    const CassKeyspaceMeta *km = cass_schema_meta_keyspace_by_name(m, "ks");
+    const CassTableMeta *tm = cass_keyspace_meta_table_by_name(km, "t");
+    const CassDataType *dt = cass_column_meta_data_type(cass_table_meta_column_by_name(tm, "v"));
+    int levels = 0;
+    for (; dt && cass_data_type_type(dt) == CASS_VALUE_TYPE_UDT; levels++)
+        dt = cass_data_type_sub_data_type(dt, 0);
+    ASSERT_EQ(levels, 1000);
+    ASSERT(dt && cass_data_type_type(dt) == CASS_VALUE_TYPE_INT);
+    ASSERT_EQ(errors_logged, 0);
+    cass_schema_meta_free(m);
+    conn_close(&a);
+}
+
 /* A snapshot does not change; a new one after DDL shows the change and another version. */
 TEST(schema_snapshot_version_changes_after_ddl)
 {

@@ -162,19 +162,35 @@ TEST(test_to_cql_udt_by_name_quoted_only_when_needed)
     eng_free(types);
 }
 
-TEST(test_dup_is_structurally_equal_and_independent)
+TEST(test_dup_is_one_new_node_sharing_the_rest)
 {
     eng_type *c[3] = {T(ENG_INT), address_udt(1), eng_type_new_custom("com.example.X")};
     eng_type *t = eng_type_new_list(eng_type_new_tuple(c, 3), 1);
     eng_type *d = eng_type_dup(t);
-    ASSERT(d != NULL);
+    ASSERT(d != NULL && d != t);
     ASSERT(eng_type_equal(t, d));
-    ASSERT(d->sub[0]->sub[1]->fields != t->sub[0]->sub[1]->fields);
-    ASSERT_STR_EQ(d->sub[0]->sub[1]->fields[1], "zip");
-    d->sub[0]->sub[1]->sub[1]->kind = ENG_BIGINT;
+    ASSERT(d->sub == t->sub); /* shared, not copied: a dup costs one node whatever t holds */
+    d->frozen = 0;            /* its own top node: t does not change */
+    ASSERT(t->frozen == 1);
     ASSERT(!eng_type_equal(t, d));
-    eng_type_free(t);
+    eng_type_free(t); /* the copy keeps what it shares alive */
+    ASSERT_STR_EQ(d->sub[0]->sub[1]->fields[1], "zip");
     eng_type_free(d);
+}
+
+TEST(test_a_shared_child_is_not_frozen_in_place)
+{
+    eng_type *u = address_udt(0);
+    eng_type *l = eng_type_new_list(eng_type_ref(u), 1);
+    ASSERT(l != NULL);
+    ASSERT(l->sub[0]->frozen == 1); /* frozen as a nested type ... */
+    ASSERT(u->frozen == 0);         /* ... on a copy of the top node: u's other holder sees no change */
+    eng_type *comps[1] = {eng_type_ref(u)};
+    eng_type *tup = eng_type_new_tuple(comps, 1);
+    ASSERT(tup != NULL && tup->sub[0]->frozen == 1 && u->frozen == 0);
+    eng_type_free(l);
+    eng_type_free(tup);
+    eng_type_free(u);
 }
 
 TEST(test_equal_distinguishes_frozenness_fields_and_names)
@@ -390,6 +406,76 @@ TEST(test_deserialize_refuses_absurd_nesting)
     ASSERT(eng_type_deserialize(&p, b.p + b.len, NULL, NULL, &err) == NULL);
     ASSERT_EQ(err.code, ENG_E_CORRUPT);
     eng_buf_free(&b);
+}
+
+/* `levels` nested lists around an int, in the persisted form. */
+static void nested_lists(eng_buf *b, int levels)
+{
+    for (int i = 1; i < levels; i++) {
+        eng_buf_put_be16(b, ENG_LIST);
+        eng_buf_put_u8(b, 1);
+    }
+    eng_buf_put_be16(b, ENG_INT);
+    eng_buf_put_u8(b, 0);
+}
+
+TEST(test_deserialize_reads_back_the_deepest_type_a_schema_may_hold)
+{
+    for (int levels = ENG_MAX_TYPE_DEPTH; levels <= ENG_MAX_TYPE_DEPTH + 1; levels++) {
+        eng_buf b = ENG_BUF_INIT;
+        nested_lists(&b, levels);
+        const uint8_t *p = b.p;
+        eng_err err;
+        eng_err_clear(&err);
+        eng_type *t = eng_type_deserialize(&p, b.p + b.len, NULL, NULL, &err);
+        if (levels == ENG_MAX_TYPE_DEPTH) {
+            ASSERT(t != NULL);
+            ASSERT_EQ(eng_type_depth(t), ENG_MAX_TYPE_DEPTH);
+        } else {
+            ASSERT(t == NULL);
+            ASSERT_EQ(err.code, ENG_E_CORRUPT);
+        }
+        eng_type_free(t);
+        eng_buf_free(&b);
+    }
+}
+
+/* d(k) = udt(a: d(k-1), b: d(k-1)) over shared definitions, d(1) = udt(a: int, b: int). */
+static eng_type *doubling_udt(int k)
+{
+    char **names = eng_calloc(2, sizeof *names);
+    eng_type **types = eng_calloc(2, sizeof *types);
+    eng_type *below = k > 1 ? doubling_udt(k - 1) : NULL;
+    names[0] = eng_strdup("a");
+    names[1] = eng_strdup("b");
+    types[0] = below ? eng_type_dup(below) : T(ENG_INT);
+    types[1] = below ? eng_type_dup(below) : T(k == 1 ? ENG_COUNTER : ENG_INT);
+    eng_type_free(below); /* the copies keep it */
+    eng_type *t = eng_type_new_udt("ks", "d", names, types, 2, 1);
+    eng_free(names);
+    eng_free(types);
+    return t;
+}
+
+TEST(test_depth_size_and_kinds_of_a_shared_type_take_no_walk)
+{
+    eng_type *t = doubling_udt(60); /* 2^61 - 1 descriptors written out, 60 shared */
+    ASSERT(t != NULL);
+    ASSERT_EQ(eng_type_depth(t), 61);
+    ASSERT_EQ(eng_type_tree_size(t), UINT32_MAX); /* saturated */
+    ASSERT(eng_type_contains_kind(t, ENG_COUNTER));
+    ASSERT(!eng_type_contains_kind(t, ENG_DURATION));
+    eng_type *d = eng_type_dup(t);
+    ASSERT(eng_type_equal(t, d)); /* one body: no walk either */
+    eng_type_free(t);
+    eng_type_free(d);
+    /* a descriptor made by hand (a view over another's children) is counted from them */
+    eng_type *l = eng_type_new_list(T(ENG_DURATION), 1);
+    eng_type view = {.kind = ENG_SET, .n_sub = 1, .sub = l->sub};
+    ASSERT_EQ(eng_type_depth(&view), 2);
+    ASSERT_EQ(eng_type_tree_size(&view), 2);
+    ASSERT(eng_type_contains_kind(&view, ENG_DURATION));
+    eng_type_free(l);
 }
 
 /* ---- item readers ---- */
