@@ -4,6 +4,7 @@
 #   make            libcassette.a, libcassette.so and the cassette shell (build/release/)
 #   make test       build and run every test; last line "N passed, N failed"
 #   make test-asan  the same tests under AddressSanitizer + UBSan
+#   make test-tsan  the tests that start threads under ThreadSanitizer (build/tsan/); any report fails
 #   make test-long  the same tests with crash loops and races at full length
 #   make test-corrupt  1,000 byte-flip corruption trials on a new seed
 #   make bench      benchmarks (figures go to docs/benchmarks.md)
@@ -28,6 +29,10 @@ ifeq ($(MODE),asan)
 OPT      = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN    = -fsanitize=address,undefined
 endif
+ifeq ($(MODE),tsan)
+OPT      = -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+LDSAN    = -fsanitize=thread
+endif
 
 B        = build/$(MODE)
 CPPFLAGS += -D_GNU_SOURCE -I. -Iinclude $(PKG_CFLAGS)
@@ -47,14 +52,19 @@ TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/dr
                                 tests/shell/test_*.c tests/concurrency/test_*.c \
                                 tests/corrupt/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
+# The tests that start threads: the concurrency suite and every other test file calling
+# pthread_create. `make test-tsan` runs these under ThreadSanitizer.
+TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
+                       $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
+TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
-.PHONY: all lib test test-asan test-long test-corrupt bench demo deps install uninstall clean check-layers \
-        check-symbols test-run
+.PHONY: all lib test test-asan test-tsan test-long test-corrupt bench demo deps install uninstall \
+        clean check-layers check-symbols test-run tsan-run
 
 # The packages come first: a fresh machine needs only `make`.
 all: deps
@@ -107,6 +117,18 @@ test: deps
 test-asan: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory MODE=asan test-run
+
+# ThreadSanitizer over the tests that start threads (TSAN_TEST_SRC) and the shell they run.
+# halt_on_error: the first report ends the process with status 66, so the harness counts the
+# test as failed; tests/run.sh also fails a program whose output holds a report (a forked
+# worker's, say). Nothing is suppressed: LMDB's locks are pthread mutexes, which ThreadSanitizer
+# intercepts even in uninstrumented code.
+test-tsan: deps
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
+	    $(MAKE) --no-print-directory MODE=tsan tsan-run
+
+tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN)
 
 # The long mode: crash loops and races at their full counts (see README).
 test-long: deps

@@ -220,6 +220,30 @@ typedef struct eng_commit_stats {
 } eng_commit_stats;
 void eng_db_commit_stats(eng_db *db, eng_commit_stats *out);
 
+/* ---- the size of a mutation ---- */
+
+/* Cassandra's max_mutation_size at its default: half of the 32 MiB commitlog_segment_size. */
+#define ENG_MAX_MUTATION_SIZE 16777216
+
+/*
+ * Refuses a write Cassandra would refuse for the size of one of its mutations
+ * (Mutation.validateSize, called as the coordinator builds them): muts, a
+ * statement's or a batch's, are grouped as Cassandra groups them -- one
+ * mutation per keyspace and partition key, whatever the tables -- and each is
+ * measured as Cassandra serializes it for its commit log, plus the log entry's
+ * 12-byte header (engine/store/mutation_size.c says how, docs/compat.md where
+ * the count is approximate). now_us stands for the write timestamp of the
+ * mutations without one and gives the local deletion time; counter_extra is
+ * what a counter mutation adds (2 + the length of its consistency level's
+ * name). The write paths do not call it: the CQL layer does, before applying
+ * anything. Threads: any.
+ * @return 0; ENG_E_INVALID "Rejected an oversized mutation (<size>/16777216)
+ *         for keyspace: <ks>. Top keys are: <table>.<key>, ..." for the first
+ *         mutation over the limit; ENG_E_NOMEM.
+ */
+int eng_check_mutation_size(const eng_mutation *muts, uint32_t n, int64_t now_us,
+                            uint32_t counter_extra, eng_err *err);
+
 /* ---- reads ---- */
 
 /*

@@ -2,7 +2,9 @@
 # Runs every test program given as an argument, prints their output, and ends
 # with one line "N passed, N failed" summing the programs' summary lines
 # (skipped tests, if any, are counted on the line before it).
-# Exits non-zero if any test failed or any program did not report.
+# Exits non-zero if any test failed or any program did not report. Under MODE=tsan a program
+# whose output holds a ThreadSanitizer report fails too, whatever it exited with (a forked
+# worker's report may not reach the test's status).
 passed=0
 failed=0
 skipped=0
@@ -25,6 +27,9 @@ for prog in "$@"; do
     failed=$((failed + f))
     if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "FAIL - $prog: exited with status $status"
+        failed=$((failed + 1))
+    elif [ "$f" -eq 0 ] && [ "$MODE" = tsan ] && printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
+        echo "FAIL - $prog: ThreadSanitizer reported"
         failed=$((failed + 1))
     fi
 done

@@ -910,6 +910,27 @@ static int push_mutation(cql_exec *x, mut_list *l, const eng_mutation *m)
     return 0;
 }
 
+/* What a counter mutation adds to its size: its consistency level's name, as a [string]
+   (CounterMutation.serializedSize). Levels by protocol code. */
+static uint32_t counter_mutation_extra(int cl)
+{
+    static const char *const names[] = {"ANY",          "ONE",         "TWO",    "THREE",
+                                        "QUORUM",       "ALL",         "LOCAL_QUORUM",
+                                        "EACH_QUORUM",  "SERIAL",      "LOCAL_SERIAL",
+                                        "LOCAL_ONE",    "NODE_LOCAL"};
+    const char *name = cl >= 0 && cl < (int)ENG_ARRAY_LEN(names) ? names[cl] : "ONE";
+    return 2 + (uint32_t)strlen(name);
+}
+
+/* Mutation.validateSize, as the coordinator builds a request's mutations: nothing is written
+   when one of them is over max_mutation_size. */
+static int check_mutation_size(cql_exec *x, const mut_list *muts, int cl)
+{
+    eng_db *db = x->session->db;
+    return eng_check_mutation_size(muts->v, muts->n, eng_clock_now_us(eng_db_clock(db)),
+                                   counter_mutation_extra(cl), x->err);
+}
+
 /*
  * The statement's mutations, one per partition it names. Writes to static
  * columns go to the partition's static row, once, whatever clustering the
@@ -1415,9 +1436,14 @@ static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n
        timestamp and an unconditional batch member's own are not errors, just unused. */
     for (uint32_t i = 0; i < muts->n; i++)
         muts->v[i].ts_us = ENG_TS_NONE;
+    /* Cassandra has no coordinator check for a conditional write (its Paxos commit fails on
+       the replicas); cassette refuses it as a plain write is refused (docs/compat.md). */
+    int rc = check_mutation_size(x, muts, x->opts ? x->opts->consistency : 1);
+    if (rc)
+        return rc;
     eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v};
     int applied = 0;
-    int rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
+    rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
     if (rc)
         return rc;
     if (!applied && !c.added && c.static_content) {
@@ -1499,10 +1525,13 @@ static int apply_plain(cql_exec *x, const cql_exec_options *o, const eng_schema 
                        const mut_list *muts)
 {
     eng_db *db = x->session->db;
+    int rc = check_mutation_size(x, muts, o ? o->consistency : 1);
+    if (rc)
+        return rc;
     if (!o || !o->on_durable || !schema || !eng_db_group_commit(db))
         return eng_apply(db, muts->v, muts->n, NULL, x->err);
-    int rc = eng_apply_async(db, (eng_schema *)schema, muts->v, muts->n, o->on_durable,
-                             o->on_durable_arg, x->err);
+    rc = eng_apply_async(db, (eng_schema *)schema, muts->v, muts->n, o->on_durable,
+                         o->on_durable_arg, x->err);
     if (!rc && x->result)
         x->result->pending = 1;
     return rc;

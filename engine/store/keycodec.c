@@ -583,7 +583,7 @@ static int get_varint(rd *r, eng_buf *out)
     uint8_t saved = r->x;
     if (cls == NUM_NEG)
         r->x ^= 0xFF;
-    uint64_t mlen;
+    uint64_t mlen = 0; /* set by get_uvint; -O1 with -fsanitize=thread cannot see it */
     uint8_t first;
     int rc = get_uvint(r, &mlen);
     if (!rc && (mlen == 0 || mlen > (uint64_t)(r->end - r->p) || rd_peek(r, &first) || !first))
