@@ -845,6 +845,14 @@ int eng_row_decode(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng
     int rc = open_body(p, len, "row", &r, err);
     if (rc)
         return rc;
+    return eng_row_decode_body(r.p, len - STORED_HDR_LEN, out, a, err);
+}
+
+int eng_row_decode_body(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err)
+{
+    eng_row_init(out);
+    reader r = {p, p + len, NULL};
+    int rc;
     eng_row row;
     eng_row_init(&row);
     row_base b;
@@ -919,6 +927,14 @@ int eng_pheader_decode(const uint8_t *p, size_t len, eng_pheader *out, eng_arena
     int rc = open_body(p, len, "partition header", &r, err);
     if (rc)
         return rc;
+    return eng_pheader_decode_body(r.p, len - STORED_HDR_LEN, out, a, err);
+}
+
+int eng_pheader_decode_body(const uint8_t *p, size_t len, eng_pheader *out, eng_arena *a,
+                            eng_err *err)
+{
+    eng_pheader_init(out);
+    reader r = {p, p + len, NULL};
     eng_pheader h;
     eng_pheader_init(&h);
     eng_deletion prev = {0, 0};
