@@ -16,7 +16,10 @@
  * replaced by a fresh copy of a template built once (a file copy on /dev/shm, cheaper than
  * building the schema again), so no input sees what an earlier one did.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,7 @@
 #define MAX_STATEMENTS 8
 #define MAX_PAGES 5
 
-static char template_dir[64], work_dir[64];
+static char template_dir[96], work_dir[96];
 static eng_db *db;
 static cql_session *session;
 static int dirty = 1; /* the work database is not a fresh copy of the template */
@@ -108,9 +111,11 @@ static void build_schema(cql_session *s)
 
 static const eng_db_options db_options = {ENG_DURABLE_NONE, 0, 0, 0, 0};
 
+/* Directories are named after the process, so that the next run can tell those a crash
+   left behind (their process is gone) from those of a run going on beside it. */
 static void make_dir(char *out, size_t cap, const char *base)
 {
-    snprintf(out, cap, "%s/cassette-fuzz-XXXXXX", base);
+    snprintf(out, cap, "%s/cassette-fuzz-%ld-XXXXXX", base, (long)getpid());
     if (!mkdtemp(out))
         fz_fail("cql: cannot make a directory under %s", base);
 }
@@ -139,7 +144,7 @@ static void close_work(void)
 
 static void remove_db_dir(const char *dir)
 {
-    char path[128];
+    char path[600];
     if (!dir[0])
         return;
     snprintf(path, sizeof path, "%s/data.mdb", dir);
@@ -154,6 +159,24 @@ static void at_exit(void)
     close_work();
     remove_db_dir(work_dir);
     remove_db_dir(template_dir);
+}
+
+/* Removes the directories of runs that crashed (a crash skips at_exit). */
+static void remove_leftovers(const char *base)
+{
+    DIR *d = opendir(base);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid;
+        char path[512];
+        if (sscanf(e->d_name, "cassette-fuzz-%ld-", &pid) != 1 || pid <= 0 ||
+            kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+        remove_db_dir(path);
+    }
+    if (d)
+        closedir(d);
 }
 
 static void open_fresh(void)
@@ -179,6 +202,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     struct stat st;
     const char *base =
         stat("/dev/shm", &st) == 0 && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    remove_leftovers(base);
     make_dir(template_dir, sizeof template_dir, base);
     make_dir(work_dir, sizeof work_dir, base);
     eng_err err;

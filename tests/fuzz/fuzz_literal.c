@@ -212,17 +212,24 @@ static void check_from_json(const eng_type *t, const char *text, size_t len, int
 static void check_insert_json(const char *text, size_t len, int default_unset)
 {
     cql_json_column cols[64];
+    eng_buf vals[64]; /* one buffer per column */
+    int states[64];
     int n = fz_n_columns;
     for (int i = 0; i < n; i++) {
         cols[i].name = fz_columns[i].name;
         cols[i].type = fz_column_type(i);
+        eng_buf empty = ENG_BUF_INIT;
+        vals[i] = empty;
     }
-    eng_buf vals = ENG_BUF_INIT;
-    int states[64];
     eng_err err;
     eng_err_clear(&err);
-    (void)cql_json_insert_values(text, len, cols, n, default_unset, &vals, states, &err);
-    eng_buf_free(&vals);
+    if (cql_json_insert_values(text, len, cols, n, default_unset, vals, states, &err) == 0) {
+        for (int i = 0; i < n; i++)
+            if (states[i] == CQL_VALUE)
+                check_value(cols[i].type, &vals[i], "INSERT JSON", 0);
+    }
+    for (int i = 0; i < n; i++)
+        eng_buf_free(&vals[i]);
     cql_json_field *fields = NULL;
     int n_fields = 0;
     eng_err_clear(&err);
