@@ -143,9 +143,9 @@ test-asan: deps
 test-long: deps
 	@CASSETTE_LONG=1 CASSETTE_TEST_TIMEOUT=3600 $(MAKE) --no-print-directory MODE=release test-run
 
-# Each target runs FUZZ_SECONDS on a scratch copy of its corpus (build/fuzz/work/), then
-# the inputs that add coverage are merged into tests/fuzz/corpus/NAME/ (-merge=1), so the
-# kept corpus only grows by what is new. A crash leaves its reproducer in
+# Each target runs FUZZ_SECONDS on a scratch corpus (build/fuzz/work/) beside its kept one,
+# then -merge=1 keeps in tests/fuzz/corpus/NAME/ the fewest inputs, old and new, that reach
+# the same coverage, so the corpus stays small. A crash leaves its reproducer in
 # build/fuzz/crashes/NAME/ and fails the run (scripts/fuzz.sh).
 fuzz: deps
 	@sh scripts/deps.sh fuzz

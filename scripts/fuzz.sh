@@ -22,11 +22,13 @@ for name in "$@"; do
     crashes=$build/crashes/$name
     mkdir -p "$kept" "$work" "$crashes"
     log=$build/fuzz_$name.log
+    dict=""
+    [ -f "tests/fuzz/$name.dict" ] && dict="-dict=tests/fuzz/$name.dict"
     echo "== fuzz_$name: ${seconds}s"
     # -timeout: one input taking seconds is a finding (bounded work per statement);
     # -rss_limit_mb: unbounded memory is one too. Output goes to a log, stats are shown.
     "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-        -print_final_stats=1 -artifact_prefix="$crashes/" "$work" "$kept" >"$log" 2>&1
+        -print_final_stats=1 -artifact_prefix="$crashes/" $dict "$work" "$kept" >"$log" 2>&1
     status=$?
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" |
         sed "s/^/fuzz_$name: /"

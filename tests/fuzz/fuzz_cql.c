@@ -224,7 +224,7 @@ static void check_cell(const cql_column_spec *col, const eng_val *v)
 {
     if (v->len < 0 || !col->type)
         return;
-    const uint8_t *p = v->len ? v->p : (const uint8_t *)"";
+    const uint8_t *p = v->p; /* as the executor hands it over: an empty value may be NULL */
     eng_err err;
     eng_err_clear(&err);
     /* Empty values are what Cassandra stores for blobAsInt(0x) and the like: they need not

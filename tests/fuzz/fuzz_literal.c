@@ -108,9 +108,9 @@ static void render_any(const eng_type *t, const eng_buf *v)
     eng_buf text = ENG_BUF_INIT;
     eng_err err;
     eng_err_clear(&err);
-    (void)eng_text_to_string(t, v->len ? v->p : (const uint8_t *)"", v->len, &text, &err);
+    (void)eng_text_to_string(t, v->p, v->len, &text, &err); /* p NULL when empty */
     eng_err_clear(&err);
-    (void)cql_json_value(t, v->len ? v->p : (const uint8_t *)"", v->len, &text, &err);
+    (void)cql_json_value(t, v->p, v->len, &text, &err);
     eng_buf_free(&text);
 }
 
