@@ -116,9 +116,10 @@ static void render_any(const eng_type *t, const eng_buf *v)
 
 /* A value some parser produced: valid for its type, and its text forms hold. Cassandra's
    fromString turns "" into the empty value of every type, even of those whose validator
-   refuses it (smallint, tinyint, date, time); and a constant given to a tuple is not
-   validated (`unchecked`: Constants.Literal skips types that are not CQL3Type.Native). Such
-   values are only rendered. */
+   refuses it (smallint, tinyint, date, time); and a constant given to a tuple, at the top or
+   as an element of a collection literal, is not validated (`unchecked`: Constants.Literal
+   skips types that are not CQL3Type.Native, and nothing checks the collection's elements
+   after). Such values are only rendered. */
 static void check_value(const eng_type *t, const eng_buf *v, const char *who, int unchecked)
 {
     eng_err err;
@@ -179,7 +180,7 @@ static void check_term(const eng_type *t, const char *text, size_t len)
     int state = CQL_VALUE;
     eng_err_clear(&err);
     if (cql_term_value(term, t, "c", &env, &out, &state, &err) == 0 && state == CQL_VALUE)
-        check_value(t, &out, "a literal", t->kind == ENG_TUPLE && term->kind <= CQL_T_DURATION);
+        check_value(t, &out, "a literal", eng_type_contains_kind(t, ENG_TUPLE));
 done:
     eng_arena_free(&a);
     eng_buf_free(&stmt_text);
