@@ -63,6 +63,7 @@ HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 FUZZ_ALL     = $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_SECONDS ?= 60
+FUZZ_MINIMIZE ?= 0
 FUZZ_BIN   = $(FUZZ_TARGETS:%=$(B)/tests/fuzz/fuzz_%)
 FUZZ_ALL_BIN = $(FUZZ_ALL:%=$(B)/tests/fuzz/fuzz_%)
 FUZZ_LIB   = $(B)/tests/fuzz/values.o $(SHELL_OBJ)
@@ -144,15 +145,16 @@ test-long: deps
 	@CASSETTE_LONG=1 CASSETTE_TEST_TIMEOUT=3600 $(MAKE) --no-print-directory MODE=release test-run
 
 # Each target runs FUZZ_SECONDS on a scratch corpus (build/fuzz/work/) beside its kept one,
-# then -merge=1 keeps in tests/fuzz/corpus/NAME/ the fewest inputs, old and new, that reach
-# the same coverage, so the corpus stays small. A crash leaves its reproducer in
-# build/fuzz/crashes/NAME/ and fails the run (scripts/fuzz.sh).
+# then -merge=1 adds to tests/fuzz/corpus/NAME/ only the new inputs that reach new coverage,
+# so the corpus stays small (FUZZ_MINIMIZE=1: rebuilt as the fewest inputs reaching it all).
+# A crash leaves its reproducer in build/fuzz/crashes/NAME/ and fails the run
+# (scripts/fuzz.sh).
 fuzz: deps
 	@sh scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory MODE=fuzz fuzz-run
 
 fuzz-run: $(FUZZ_BIN)
-	@sh scripts/fuzz.sh $(B) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@FUZZ_MINIMIZE=$(FUZZ_MINIMIZE) sh scripts/fuzz.sh $(B) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Seeds (tests/fuzz/seed.sh: the golden scripts' statements, literal texts, byte patterns)
 # merged into the kept corpora: only those that add coverage stay.
