@@ -8,6 +8,8 @@
 #   make test-long  the same tests with crash loops and races at full length
 #   make test-corrupt  1,000 byte-flip corruption trials on a new seed
 #   make bench      benchmarks (figures go to docs/benchmarks.md)
+#   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each; new finds merged into
+#                   tests/fuzz/corpus/, which `make test` replays
 #   make demo       build and run the main job
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make deps       install missing Debian packages (test, demo, bench do it first)
@@ -32,6 +34,14 @@ endif
 ifeq ($(MODE),tsan)
 OPT      = -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 LDSAN    = -fsanitize=thread
+endif
+# The fuzzing build: clang's libFuzzer. The library is instrumented for coverage
+# (fuzzer-no-link); only the targets link libFuzzer's main.
+ifeq ($(MODE),fuzz)
+CC       = clang
+OPT      = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+           -fno-omit-frame-pointer
+LDSAN    = -fsanitize=address,undefined
 endif
 
 B        = build/$(MODE)
@@ -60,11 +70,26 @@ TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
+# Fuzz targets (tests/fuzz/fuzz_NAME.c): libFuzzer programs in MODE=fuzz, corpus replayers
+# (tests/fuzz/replay.c) in every other mode, which `make test` runs.
+FUZZ_ALL     = $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_SECONDS ?= 60
+FUZZ_MINIMIZE ?= 0
+FUZZ_BIN   = $(FUZZ_TARGETS:%=$(B)/tests/fuzz/fuzz_%)
+FUZZ_ALL_BIN = $(FUZZ_ALL:%=$(B)/tests/fuzz/fuzz_%)
+FUZZ_LIB   = $(B)/tests/fuzz/values.o $(SHELL_OBJ)
+ifeq ($(MODE),fuzz)
+FUZZ_MAIN  = -fsanitize=fuzzer
+else
+FUZZ_LIB  += $(B)/tests/fuzz/replay.o
+endif
+
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
 .PHONY: all lib test test-asan test-tsan test-long test-corrupt bench demo deps install uninstall \
-        clean check-layers check-symbols test-run tsan-run
+        clean check-layers check-symbols test-run tsan-run fuzz fuzz-run fuzz-seed fuzz-seed-run
 
 # The packages come first: a fresh machine needs only `make`.
 all: deps
@@ -98,6 +123,15 @@ $(B)/tests/%: tests/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
 
+$(B)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c $< -o $@
+
+# A static pattern: it must win over the test programs' rule for tests/fuzz/fuzz_*.c.
+$(FUZZ_ALL_BIN): $(B)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(B)/libcassette.a
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) $(FUZZ_MAIN) -o $@ $< $(FUZZ_LIB) \
+	    $(B)/libcassette.a $(LDLIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS) $(BENCH_LIBS)
@@ -108,8 +142,8 @@ deps:
 # Runs the tests of the current MODE; `make test` first makes sure the
 # packages are there, then builds and runs everything. The CQL golden
 # tests (tests/cql/run.sh) run the shell of the same MODE.
-test-run: $(TEST_BIN) $(B)/cassette check-layers check-symbols
-	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TEST_BIN) $(TEST_SCRIPTS)
+test-run: $(TEST_BIN) $(FUZZ_ALL_BIN) $(B)/cassette check-layers check-symbols
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TEST_BIN) $(FUZZ_ALL_BIN) $(TEST_SCRIPTS)
 
 test: deps
 	@$(MAKE) --no-print-directory MODE=release test-run
@@ -139,6 +173,31 @@ test-corrupt: deps
 	@$(MAKE) --no-print-directory MODE=release $(B)/tests/corrupt/test_corrupt
 	@CASSETTE_CORRUPT_RANDOM=1 CASSETTE_CORRUPT_TRIALS=$${CASSETTE_CORRUPT_TRIALS:-1000} \
 	    CASSETTE_TEST_TIMEOUT=3600 $(B)/tests/corrupt/test_corrupt
+
+# Each target runs FUZZ_SECONDS on a scratch corpus (build/fuzz/work/) beside its kept one,
+# then -merge=1 adds to tests/fuzz/corpus/NAME/ only the new inputs that reach new coverage,
+# so the corpus stays small (FUZZ_MINIMIZE=1: rebuilt as the fewest inputs reaching it all).
+# A crash leaves its reproducer in build/fuzz/crashes/NAME/ and fails the run
+# (scripts/fuzz.sh).
+fuzz: deps
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory MODE=fuzz fuzz-run
+
+fuzz-run: $(FUZZ_BIN)
+	@FUZZ_MINIMIZE=$(FUZZ_MINIMIZE) sh scripts/fuzz.sh $(B) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Seeds (tests/fuzz/seed.sh: the golden scripts' statements, literal texts, byte patterns)
+# merged into the kept corpora: only those that add coverage stay.
+fuzz-seed: deps
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory MODE=fuzz fuzz-seed-run
+
+fuzz-seed-run: $(FUZZ_BIN)
+	@rm -rf $(B)/seeds && sh tests/fuzz/seed.sh $(B)/seeds
+	@for t in $(FUZZ_TARGETS); do mkdir -p tests/fuzz/corpus/$$t; \
+	    $(B)/tests/fuzz/fuzz_$$t -merge=1 -timeout=10 -max_len=4096 tests/fuzz/corpus/$$t \
+	        $(B)/seeds/$$t >$(B)/seed_$$t.log 2>&1 || { echo "fuzz_$$t: merge failed"; exit 1; }; \
+	    echo "fuzz_$$t: corpus of $$(ls tests/fuzz/corpus/$$t | wc -l) files"; done
 
 bench: deps
 	@sh scripts/deps.sh bench

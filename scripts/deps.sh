@@ -3,9 +3,11 @@
 # missing, so `make test` and `make demo` work on a fresh machine.
 #   scripts/deps.sh         build and test packages
 #   scripts/deps.sh bench   also the benchmark peers (SQLite)
+#   scripts/deps.sh fuzz    also clang and its libFuzzer and sanitizer runtimes
 set -e
 pkgs="gcc make pkg-config liblmdb-dev libxxhash-dev uuid-dev"
 [ "$1" = bench ] && pkgs="$pkgs libsqlite3-dev"
+[ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

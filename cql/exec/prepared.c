@@ -42,6 +42,7 @@
 
 #include "cql/exec/exec_int.h"
 #include "cql/lang/parse.h"
+#include "engine/value/text.h"
 
 /* What each class holds at most, unless configured (bytes). */
 #define CQL_CACHE_DEFAULT_BYTES ((size_t)10 << 20)
@@ -616,10 +617,35 @@ static int parse_new(cql_session *s, const char *query, size_t len, const uint8_
 }
 
 /* cql_prepare (class prepared) and the statements of cql_query (class simple). */
+/*
+ * A query text must be UTF-8: Cassandra decodes every protocol string strictly and answers a
+ * PROTOCOL_ERROR otherwise (CBUtil.readString; dtest invalid_string_literals), naming the
+ * bytes from the first malformed one on (the decoder has consumed those before it). Nothing
+ * downstream (names, options, messages) then ever holds bytes that are not text.
+ */
+static int check_query_text(const char *query, size_t len, eng_err *err)
+{
+    size_t at, n;
+    if (!eng_text_utf8_malformed((const uint8_t *)query, len, &at, &n))
+        return 0;
+    char hex[2 * 96 + 1];
+    size_t shown = ENG_MIN(len - at, (size_t)96);
+    for (size_t i = 0; i < shown; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (uint8_t)query[at + i]);
+    hex[2 * shown] = 0;
+    return eng_errorf(err, ENG_E_PROTOCOL,
+                      "Cannot decode string as UTF8: '%s%s'; "
+                      "java.nio.charset.MalformedInputException: Input length = %zu",
+                      hex, shown < len - at ? "..." : "", n);
+}
+
 static int prepare_in(cql_session *s, const char *query, size_t len, int k, cql_prepared **out,
                       eng_err *err)
 {
     *out = NULL;
+    int bad = check_query_text(query, len, err);
+    if (bad)
+        return bad;
     uint8_t id[16];
     statement_id(s->keyspace, query, len, id);
     cql_prepared *hit = cache_lookup(s->cache, id, k == CLS_PREPARED);

@@ -173,7 +173,8 @@ static void end_cell(page *pg, cell *c, size_t off)
 {
     c->off = off;
     c->len = pg->text.oom ? 0 : pg->text.len - off;
-    c->width = pg->text.oom ? 0 : cql_display_width((const char *)pg->text.p + off, c->len);
+    c->width =
+        pg->text.oom ? 0 : cql_display_width((const char *)eng_buf_at(&pg->text, off), c->len);
 }
 
 /* cqlsh shows a column name through the text formatter (escapes included). */
@@ -231,7 +232,7 @@ static void put_cell(eng_buf *out, const page *pg, const cell *c, int width, int
     int pad = width > c->width ? width - c->width : 0;
     if (!left)
         put_repeat(out, ' ', pad);
-    eng_buf_put(out, pg->text.p + c->off, c->len);
+    eng_buf_put(out, eng_buf_at(&pg->text, c->off), c->len);
     if (left)
         put_repeat(out, ' ', pad);
 }

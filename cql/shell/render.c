@@ -514,12 +514,12 @@ static int render_collection(const CassValue *v, CassValueType t, eng_buf *out)
         rc = render_entries(it, map, s, n, body_len, &scratch);
         if (!rc && !scratch.oom) {
             if (t != CASS_VALUE_TYPE_LIST && python_order_differs(cass_value_primary_sub_type(v)))
-                sort_shown(cass_value_primary_sub_type(v), scratch.p, s, n);
+                sort_shown(cass_value_primary_sub_type(v), eng_buf_at(&scratch, 0), s, n);
             eng_buf_put_u8(out, t == CASS_VALUE_TYPE_LIST ? '[' : '{');
             for (size_t i = 0; i < n; i++) {
                 if (i)
                     eng_buf_put_str(out, ", ");
-                eng_buf_put(out, scratch.p + s[i].off, s[i].len);
+                eng_buf_put(out, eng_buf_at(&scratch, s[i].off), s[i].len);
             }
             eng_buf_put_u8(out, t == CASS_VALUE_TYPE_LIST ? ']' : '}');
         }

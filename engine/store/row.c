@@ -837,6 +837,10 @@ static int rd_row_head(reader *r, eng_row *row, row_base *b, eng_arena *a, eng_e
     b->s = b->ts_us / 1000000;
     if (!(flags & RF_BASE) && (flags || r->p < r->end))
         rd_fail(r, "row data without a base timestamp");
+    /* ENG_TS_NONE means "none": a marker or deletion at it is never written (the encoder
+       leaves it out), so one read back is damage, not a row. */
+    if ((flags & RF_MARKER) && b->ts_us == ENG_TS_NONE)
+        rd_fail(r, "a row marker without a timestamp");
     if (flags & RF_MARKER) {
         row->marker.ts_us = b->ts_us;
         if (flags & RF_MARKER_TTL) {
@@ -847,6 +851,8 @@ static int rd_row_head(reader *r, eng_row *row, row_base *b, eng_arena *a, eng_e
     if (flags & RF_DELETION) {
         row->deletion.ts_us = wrap_add(b->ts_us, rd_vint(r));
         row->deletion.ldt_s = wrap_add(b->s, rd_vint(r));
+        if (row->deletion.ts_us == ENG_TS_NONE)
+            rd_fail(r, "a row deletion without a timestamp");
     }
     if (!(flags & RF_CDELS) || r->why)
         return r->why ? corrupt(err, "row", r->why) : 0;
@@ -871,6 +877,14 @@ int eng_row_decode(const uint8_t *p, size_t len, uint64_t seal, eng_row *out, en
     int rc = open_body(p, len, seal, "row", &r, err);
     if (rc)
         return rc;
+    return eng_row_decode_body(r.p, len - STORED_HDR_LEN, out, a, err);
+}
+
+int eng_row_decode_body(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err)
+{
+    eng_row_init(out);
+    reader r = {p, p + len, NULL};
+    int rc;
     eng_row row;
     eng_row_init(&row);
     row_base b;
@@ -945,14 +959,25 @@ int eng_pheader_decode(const uint8_t *p, size_t len, uint64_t seal, eng_pheader 
     int rc = open_body(p, len, seal, "partition header", &r, err);
     if (rc)
         return rc;
+    return eng_pheader_decode_body(r.p, len - STORED_HDR_LEN, out, a, err);
+}
+
+int eng_pheader_decode_body(const uint8_t *p, size_t len, eng_pheader *out, eng_arena *a,
+                            eng_err *err)
+{
+    eng_pheader_init(out);
+    reader r = {p, p + len, NULL};
     eng_pheader h;
     eng_pheader_init(&h);
     eng_deletion prev = {0, 0};
     uint8_t flags = rd_u8(&r);
     if (flags & ~1u)
         rd_fail(&r, "unknown flags");
-    if (flags & 1)
+    if (flags & 1) {
         rd_deletion_delta(&r, &h.partition_del, &prev);
+        if (h.partition_del.ts_us == ENG_TS_NONE) /* never written, as a row deletion */
+            rd_fail(&r, "a partition deletion without a timestamp");
+    }
     uint64_t n = rd_uvint(&r);
     if (n > rd_left(&r) / 5) /* each range tombstone takes at least five bytes */
         rd_fail(&r, "bad range tombstone count");

@@ -146,6 +146,9 @@ int eng_row_decode(const uint8_t *p, size_t len, uint64_t seal, eng_row *out, en
    seal; else ENG_E_CORRUPT naming `what`. Reads nothing outside [p, p + len). */
 int eng_stored_verify(const uint8_t *p, size_t len, uint64_t seal, const char *what,
                       eng_err *err);
+/* The body alone, after the format byte and checksum eng_row_decode checked: the decoder the
+   fuzzer drives with arbitrary bytes (tests/fuzz/fuzz_row.c), ENG_E_CORRUPT on any bad byte. */
+int eng_row_decode_body(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err);
 
 /*
  * Partition header: the partition deletion and the range tombstones of one
@@ -171,6 +174,9 @@ void eng_pheader_init(eng_pheader *h);
 void eng_pheader_encode(const eng_pheader *h, uint64_t seal, eng_buf *out);
 int eng_pheader_decode(const uint8_t *p, size_t len, uint64_t seal, eng_pheader *out,
                        eng_arena *a, eng_err *err);
+/* The body alone, as eng_row_decode_body. */
+int eng_pheader_decode_body(const uint8_t *p, size_t len, eng_pheader *out, eng_arena *a,
+                            eng_err *err);
 /* 1 if the stored clustering key bytes k lie inside the range tombstone. */
 int eng_range_tomb_covers(const eng_range_tomb *rt, const uint8_t *k, size_t klen);
 /*

@@ -125,6 +125,15 @@ void eng_buf_put_be32(eng_buf *b, uint32_t v);
 void eng_buf_put_be64(eng_buf *b, uint64_t v);
 void eng_buf_put_str(eng_buf *b, const char *s); /* no terminator */
 void eng_buf_printf(eng_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The bytes of b from offset off (off <= b->len). A buffer nothing was written to has no
+ * bytes at all (p NULL); its views are empty, not NULL + off, which C leaves undefined: a
+ * view of empty renderings or empty values into a scratch buffer goes through here.
+ */
+static inline const uint8_t *eng_buf_at(const eng_buf *b, size_t off)
+{
+    return b->p ? b->p + off : (const uint8_t *)"";
+}
 /* Appends a NUL without counting it in len; returns (char *)b->p or NULL on oom. */
 char *eng_buf_cstr(eng_buf *b);
 /* Protocol [bytes]: int32 length then the bytes; len < 0 writes just the length. */

@@ -1128,6 +1128,68 @@ static int parse_inet(const char *s, size_t len, uint8_t out[16], size_t *n)
     return 0;
 }
 
+/* ---- UTF-8 as Java's decoder reads it (sun.nio.cs.UTF_8.Decoder, malformed input reported) ----
+ */
+
+static int is_continuation(uint8_t b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+/* Length of the malformed sequence at p (left bytes there), or 0 if a valid one starts there
+   (*step its length). A sequence cut short by the end of the input is as long as what is
+   left, unless a byte already there is wrong (the decoder checks those first). */
+static size_t malformed_at(const uint8_t *p, size_t left, size_t *step)
+{
+    uint8_t b1 = p[0];
+    *step = 1;
+    if (b1 < 0x80)
+        return 0;
+    if (b1 >= 0xC2 && b1 <= 0xDF) {
+        if (left < 2)
+            return left;
+        *step = 2;
+        return is_continuation(p[1]) ? 0 : 1;
+    }
+    if (b1 >= 0xE0 && b1 <= 0xEF) {
+        if (left >= 2 && ((b1 == 0xE0 && (p[1] & 0xE0) == 0x80) || !is_continuation(p[1])))
+            return 1; /* overlong, or no continuation */
+        if (left < 3)
+            return left;
+        if (!is_continuation(p[2]))
+            return 2;
+        *step = 3;
+        return b1 == 0xED && p[1] >= 0xA0 ? 3 : 0; /* a surrogate is no character */
+    }
+    if (b1 >= 0xF0 && b1 <= 0xF4) {
+        if (left >= 2 && ((b1 == 0xF0 && (p[1] < 0x90 || p[1] > 0xBF)) ||
+                          (b1 == 0xF4 && (p[1] & 0xF0) != 0x80) || !is_continuation(p[1])))
+            return 1; /* overlong, past U+10FFFF, or no continuation */
+        if (left >= 3 && !is_continuation(p[2]))
+            return 2;
+        if (left < 4)
+            return left;
+        *step = 4;
+        return is_continuation(p[3]) ? 0 : 3;
+    }
+    return 1; /* a continuation byte, C0, C1 or F5..FF where a character starts */
+}
+
+int eng_text_utf8_malformed(const uint8_t *p, size_t len, size_t *at, size_t *n)
+{
+    size_t i = 0, step;
+    while (i < len) {
+        size_t bad = malformed_at(p + i, len - i, &step);
+        if (bad) {
+            *at = i;
+            *n = bad;
+            return 1;
+        }
+        i += step;
+    }
+    return 0;
+}
+
 /* Hex.hexToBytes: an even number of hex digits. */
 int eng_text_parse_hex(const char *s, size_t len, eng_buf *out)
 {

@@ -71,6 +71,18 @@ int eng_text_parse_java_float(const char *s, size_t len, int is_float, double *o
    FLOAT constant prefers double or decimal. */
 int eng_text_float_is_double(const char *s, size_t len);
 
+/* ---- UTF-8 ---- */
+
+/*
+ * Where Java's strict UTF-8 decoder (StandardCharsets.UTF_8.newDecoder(), which reports
+ * malformed input) stops on p[0..len): 0 if the bytes decode, else 1 with *at the offset of
+ * the first malformed sequence and *n its length as MalformedInputException's "Input length"
+ * gives it (1 for a bad lead or second byte, more for a sequence cut short: the bytes left
+ * when it ends the input). Overlong forms, surrogates and C0 80 are malformed here, unlike
+ * in UTF8Type's validator. Cassandra decodes every protocol string this way (CBUtil).
+ */
+int eng_text_utf8_malformed(const uint8_t *p, size_t len, size_t *at, size_t *n);
+
 /* ---- blobs ---- */
 
 /* Hex.hexToBytes: appends the bytes of an even number of hex digits (no 0x); 0, or -1. */

@@ -340,6 +340,33 @@ static void setup(env *e)
     OK(e, "CREATE TABLE kv (k int PRIMARY KEY, v int, w int)");
 }
 
+/* ==== prepare: the query text ==== */
+
+/* Cassandra decodes a query string strictly as UTF-8 and answers PROTOCOL_ERROR naming the bytes
+   from the first malformed one (CBUtil.readString; dtest invalid_string_literals sends
+   '\xc2\x01'). Found by fuzz_cql: a replication option holding such bytes reached
+   system_schema as text that is not UTF-8. */
+TEST(prepare_query_text_not_utf8_is_a_protocol_error)
+{
+    env e;
+    setup(&e);
+    QUERY_ERR(&e, "INSERT INTO t (k, c, v) VALUES (0, 0, '\xc2\x01')", ENG_E_PROTOCOL,
+              "Cannot decode string as UTF8: 'c2012729'; "
+              "java.nio.charset.MalformedInputException: Input length = 1");
+    QUERY_ERR(&e, "CREATE KEYSPACE k2 WITH replication = {'class': 'Simple\xff'}", ENG_E_PROTOCOL,
+              "Cannot decode string as UTF8: 'ff277d'; "
+              "java.nio.charset.MalformedInputException: Input length = 1");
+    cql_prepared *p = NULL;
+    eng_err err;
+    eng_err_clear(&err);
+    const char *cut = "SELECT v FROM t WHERE k = 0 AND c = 0 -- \xe2\x82"; /* ends inside */
+    ASSERT_EQ(cql_prepare(e.s, cut, strlen(cut), &p, &err), ENG_E_PROTOCOL);
+    ASSERT_STR_EQ(err.msg, "Cannot decode string as UTF8: 'e282'; "
+                           "java.nio.charset.MalformedInputException: Input length = 2");
+    OK(&e, "INSERT INTO t (k, c, v) VALUES (0, 0, '\xc3\xa9t\xc3\xa9')");
+    env_close(&e);
+}
+
 /* ==== prepare: bind markers ==== */
 
 TEST(prepare_insert_markers_are_named_after_their_columns)

@@ -54,6 +54,17 @@ TEST(test_buf_oom_turns_appends_into_noops)
     eng_buf_free(&b);
 }
 
+/* A view into a buffer nothing was written to is empty, never NULL + offset (undefined in C):
+   renderers take views of empty items from scratch buffers (fuzz_bind's first find). */
+TEST(test_buf_view_of_unwritten_buffer_is_empty_not_null)
+{
+    eng_buf b = ENG_BUF_INIT;
+    ASSERT(eng_buf_at(&b, 0) != NULL);
+    eng_buf_put(&b, "ab", 2);
+    ASSERT(eng_buf_at(&b, 1) == b.p + 1);
+    eng_buf_free(&b);
+}
+
 TEST(test_first_error_wins)
 {
     eng_err err;

@@ -1134,6 +1134,38 @@ TEST(test_row_random_bodies_with_valid_checksum_never_crash)
     eng_arena_free(&a);
 }
 
+/* ENG_TS_NONE stands for "no marker" / "no deletion": the encoder never writes one at it, so a
+   body that decodes to one is damaged, not a row with a marker nobody can see (fuzz_row). */
+TEST(test_row_marker_or_deletion_at_no_timestamp_is_corrupt)
+{
+    /* zig-zag INT64_MIN is all ones: the 9-byte uvint FF FF FF FF FF FF FF FF FF */
+    static const uint8_t marker_at_none[] = {0x03, 0xff, 0xff, 0xff, 0xff,
+                                             0xff, 0xff, 0xff, 0xff, 0xff};
+    static const uint8_t deletion_at_none[] = {0x09, 0x00, 0xff, 0xff, 0xff, 0xff,
+                                               0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+    static const uint8_t pdel_at_none[] = {0x01, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                           0xff, 0xff, 0xff, 0xff, 0x00, 0x00};
+    static const uint8_t marker_at_zero[] = {0x03, 0x00};
+    eng_arena a;
+    eng_arena_init(&a, 0);
+    eng_row row;
+    eng_pheader h;
+    eng_err err;
+    eng_err_clear(&err);
+    ASSERT_EQ(eng_row_decode_body(marker_at_none, sizeof marker_at_none, &row, &a, &err),
+              ENG_E_CORRUPT);
+    eng_err_clear(&err);
+    ASSERT_EQ(eng_row_decode_body(deletion_at_none, sizeof deletion_at_none, &row, &a, &err),
+              ENG_E_CORRUPT);
+    eng_err_clear(&err);
+    ASSERT_EQ(eng_pheader_decode_body(pdel_at_none, sizeof pdel_at_none, &h, &a, &err),
+              ENG_E_CORRUPT);
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(eng_row_decode_body(marker_at_zero, sizeof marker_at_zero, &row, &a, &err), &err);
+    ASSERT_EQ(row.marker.ts_us, 0);
+    eng_arena_free(&a);
+}
+
 TEST(test_row_decode_out_of_memory_reports_nomem)
 {
     uint8_t ctr[8];

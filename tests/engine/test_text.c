@@ -835,3 +835,40 @@ TEST(allocation_failures_are_reported)
     }
     done();
 }
+
+/* ======================================================================== */
+/* UTF-8 as Java's strict decoder reads it                                   */
+/* ======================================================================== */
+
+/* Offset and "Input length" of the first malformed sequence, as sun.nio.cs.UTF_8.Decoder
+   reports them (malformedN; a sequence the input cuts short is as long as what is left). */
+static size_t malformed(const char *s, size_t *at)
+{
+    size_t n = 0;
+    *at = (size_t)-1;
+    if (!eng_text_utf8_malformed((const uint8_t *)s, strlen(s), at, &n))
+        return 0;
+    return n;
+}
+
+TEST(utf8_malformed_lengths_follow_javas_decoder)
+{
+    size_t at;
+    ASSERT_EQ(malformed("abc \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", &at), 0);
+    ASSERT_EQ(malformed("\x80", &at), 1);
+    ASSERT_EQ(at, 0);
+    ASSERT_EQ(malformed("ab\xc3", &at), 1); /* cut short: one byte left */
+    ASSERT_EQ(at, 2);
+    ASSERT_EQ(malformed("\xc0\x80", &at), 1);     /* modified UTF-8's NUL is no UTF-8 */
+    ASSERT_EQ(malformed("\xe0\x80\x80", &at), 1); /* overlong */
+    ASSERT_EQ(malformed("\xed\xa0\x80", &at), 3); /* a surrogate */
+    ASSERT_EQ(malformed("\xe2\x28\xa1", &at), 1);
+    ASSERT_EQ(malformed("\xe2\x82\x28", &at), 2);
+    ASSERT_EQ(malformed("x\xe2\x82", &at), 2); /* cut short: two bytes left */
+    ASSERT_EQ(at, 1);
+    ASSERT_EQ(malformed("\xf0\x9f\x98", &at), 3);
+    ASSERT_EQ(malformed("\xf0\x9f\x28\x80", &at), 2);
+    ASSERT_EQ(malformed("\xf0\x9f\x98\x28", &at), 3);
+    ASSERT_EQ(malformed("\xf4\x90\x80\x80", &at), 1); /* past U+10FFFF */
+    ASSERT_EQ(malformed("\xf5\x80\x80\x80", &at), 1);
+}
