@@ -23,9 +23,9 @@ VERSION  = 0.1.0
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
-PKGS     = lmdb libxxhash uuid
+PKGS     = lmdb libxxhash uuid liblz4 snappy zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid -llz4 -lsnappy -lz)
 
 ifeq ($(MODE),asan)
 OPT      = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -51,7 +51,7 @@ LDLIBS   += $(PKG_LIBS) -lpthread -lm
 LDFLAGS  += $(LDSAN)
 
 ENGINE_SRC = $(sort $(wildcard engine/value/*.c engine/store/*.c))
-CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/driver/*.c))
+CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/proto/*.c cql/driver/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 # The shell is a program of its own, not part of libcassette.
@@ -60,7 +60,7 @@ SHELL_OBJ  = $(filter-out $(B)/cql/shell/main.o,$(SHELL_SRC:%.c=$(B)/%.o))
 
 TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c \
                                 tests/shell/test_*.c tests/concurrency/test_*.c \
-                                tests/corrupt/test_*.c))
+                                tests/corrupt/test_*.c tests/proto/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 # The tests that start threads: the concurrency suite and every other test file calling
 # pthread_create. `make test-tsan` runs these under ThreadSanitizer.
