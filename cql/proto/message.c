@@ -16,28 +16,27 @@
 /* The largest type, written out as [option]s, a result may describe: a user type used twice
    per level doubles per level (eng_type_tree_size), and its description must not take the
    server's memory. */
-#define PROTO_MAX_TYPE_NODES (1u << 20)
+#define CQL_PROTO_MAX_TYPE_NODES (1u << 20)
 
 static const char *const consistency_names[] = {
     "ANY",          "ONE",         "TWO",    "THREE",        "QUORUM",    "ALL",
     "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE",
 };
 
-const char *proto_consistency_name(uint16_t cl)
+const char *cql_proto_consistency_name(uint16_t cl)
 {
-    return cl < sizeof consistency_names / sizeof *consistency_names ? consistency_names[cl]
-                                                                      : NULL;
+    return cl < sizeof consistency_names / sizeof *consistency_names ? consistency_names[cl] : NULL;
 }
 
 /* ---- requests ---- */
 
-/* What a decoder met that Cassandra refuses, beyond a truncated item (proto_reader.bad). */
+/* What a decoder met that Cassandra refuses, beyond a truncated item (cql_proto_reader.bad). */
 typedef struct decode_ctx {
-    proto_reader r;
+    cql_proto_reader r;
     eng_arena *a;
     uint8_t version;
     int nomem;
-    char why[160];  /* a refusal with a number in it; r.bad points here */
+    char why[160]; /* a refusal with a number in it; r.bad points here */
 } decode_ctx;
 
 static void refuse(decode_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -50,30 +49,29 @@ static void refuse(decode_ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(c->why, sizeof c->why, fmt, ap);
     va_end(ap);
-    proto_reader_fail(&c->r, c->why);
+    cql_proto_reader_fail(&c->r, c->why);
 }
 
 static uint16_t get_consistency(decode_ctx *c)
 {
-    uint16_t cl = proto_get_short(&c->r);
-    if (!c->r.bad && !proto_consistency_name(cl))
+    uint16_t cl = cql_proto_get_short(&c->r);
+    if (!c->r.bad && !cql_proto_consistency_name(cl))
         refuse(c, "Unknown code %d for a consistency level", cl);
     return cl;
 }
 
 /* n [value]s, each preceded by its [string] name when `named`. */
-static void get_values(decode_ctx *c, int named, uint16_t *n_out, eng_val **values,
-                       eng_val **names)
+static void get_values(decode_ctx *c, int named, uint16_t *n_out, eng_val **values, eng_val **names)
 {
-    uint16_t n = proto_get_short(&c->r);
+    uint16_t n = cql_proto_get_short(&c->r);
     *n_out = 0;
     *values = *names = NULL;
     if (c->r.bad)
         return;
     /* each [value] is at least its 4-byte length, each name 2: refuse a count the bytes
        cannot hold before asking the arena for room for it */
-    if ((size_t)n * (named ? 6 : 4) > proto_left(&c->r)) {
-        proto_reader_fail(&c->r, "not enough bytes to read the values");
+    if ((size_t)n * (named ? 6 : 4) > cql_proto_left(&c->r)) {
+        cql_proto_reader_fail(&c->r, "not enough bytes to read the values");
         return;
     }
     if (n == 0)
@@ -86,8 +84,8 @@ static void get_values(decode_ctx *c, int named, uint16_t *n_out, eng_val **valu
     }
     for (uint16_t i = 0; i < n; i++) {
         if (named)
-            nm[i] = proto_get_string(&c->r);
-        v[i] = proto_get_value(&c->r);
+            nm[i] = cql_proto_get_string(&c->r);
+        v[i] = cql_proto_get_value(&c->r);
     }
     *n_out = n;
     *values = v;
@@ -96,64 +94,65 @@ static void get_values(decode_ctx *c, int named, uint16_t *n_out, eng_val **valu
 
 /* <query_parameters> of QUERY and EXECUTE, and the tail of BATCH (whose flags never carry
    values, page size or paging state: `batch`). */
-static void get_params(decode_ctx *c, proto_query_params *p, int batch)
+static void get_params(decode_ctx *c, cql_proto_query_params *p, int batch)
 {
     memset(p, 0, sizeof *p);
     p->page_size = -1;
     p->paging_state.len = -1;
-    p->serial_consistency = PROTO_CL_SERIAL;
+    p->serial_consistency = CQL_PROTO_CL_SERIAL;
     p->timestamp = INT64_MIN;
     p->consistency = get_consistency(c);
-    p->flags = c->version >= 5 ? (uint32_t)proto_get_int(&c->r) : proto_get_byte(&c->r);
+    p->flags = c->version >= 5 ? (uint32_t)cql_proto_get_int(&c->r) : cql_proto_get_byte(&c->r);
     if (c->r.bad)
         return;
-    if (!batch && (p->flags & PROTO_Q_VALUES))
-        get_values(c, (p->flags & PROTO_Q_NAMES_FOR_VALUES) != 0, &p->n_values, &p->values,
+    if (!batch && (p->flags & CQL_PROTO_Q_VALUES))
+        get_values(c, (p->flags & CQL_PROTO_Q_NAMES_FOR_VALUES) != 0, &p->n_values, &p->values,
                    &p->names);
-    if (!batch && (p->flags & PROTO_Q_PAGE_SIZE)) {
-        p->page_size = proto_get_int(&c->r);
+    if (!batch && (p->flags & CQL_PROTO_Q_PAGE_SIZE)) {
+        p->page_size = cql_proto_get_int(&c->r);
         if (!c->r.bad && p->page_size == 0)
-            proto_reader_fail(&c->r, "The page size cannot be 0");
+            cql_proto_reader_fail(&c->r, "The page size cannot be 0");
     }
-    if (!batch && (p->flags & PROTO_Q_PAGING_STATE))
-        p->paging_state = proto_get_value(&c->r);
-    if (p->flags & PROTO_Q_SERIAL_CONSISTENCY)
+    if (!batch && (p->flags & CQL_PROTO_Q_PAGING_STATE))
+        p->paging_state = cql_proto_get_value(&c->r);
+    if (p->flags & CQL_PROTO_Q_SERIAL_CONSISTENCY)
         p->serial_consistency = get_consistency(c);
-    if (p->flags & PROTO_Q_DEFAULT_TIMESTAMP) {
-        p->timestamp = proto_get_long(&c->r);
+    if (p->flags & CQL_PROTO_Q_DEFAULT_TIMESTAMP) {
+        p->timestamp = cql_proto_get_long(&c->r);
         if (!c->r.bad && p->timestamp == INT64_MIN)
-            proto_reader_fail(&c->r, "Out of bound timestamp, must be in [-9223372036854775807, "
-                                     "9223372036854775807] (got -9223372036854775808)");
+            cql_proto_reader_fail(&c->r,
+                                  "Out of bound timestamp, must be in [-9223372036854775807, "
+                                  "9223372036854775807] (got -9223372036854775808)");
     }
-    if (c->version >= 5 && (p->flags & PROTO_Q_KEYSPACE))
-        p->keyspace = proto_get_string(&c->r);
-    if (c->version >= 5 && (p->flags & PROTO_Q_NOW_IN_SECONDS))
-        p->now_in_seconds = proto_get_int(&c->r);
+    if (c->version >= 5 && (p->flags & CQL_PROTO_Q_KEYSPACE))
+        p->keyspace = cql_proto_get_string(&c->r);
+    if (c->version >= 5 && (p->flags & CQL_PROTO_Q_NOW_IN_SECONDS))
+        p->now_in_seconds = cql_proto_get_int(&c->r);
 }
 
-static void get_batch(decode_ctx *c, proto_request *out)
+static void get_batch(decode_ctx *c, cql_proto_request *out)
 {
-    uint8_t type = proto_get_byte(&c->r);
-    if (!c->r.bad && type > PROTO_BATCH_COUNTER)
+    uint8_t type = cql_proto_get_byte(&c->r);
+    if (!c->r.bad && type > CQL_PROTO_BATCH_COUNTER)
         refuse(c, "Invalid BATCH message type %d", type);
-    uint16_t n = proto_get_short(&c->r);
+    uint16_t n = cql_proto_get_short(&c->r);
     /* each statement is at least a kind byte, a 2-byte id length and a 2-byte value count */
-    if (!c->r.bad && (size_t)n * 5 > proto_left(&c->r))
-        proto_reader_fail(&c->r, "not enough bytes to read the batch's statements");
+    if (!c->r.bad && (size_t)n * 5 > cql_proto_left(&c->r))
+        cql_proto_reader_fail(&c->r, "not enough bytes to read the batch's statements");
     if (c->r.bad)
         return;
-    proto_batch_stmt *stmts = n ? eng_arena_alloc(c->a, n * sizeof *stmts) : NULL;
+    cql_proto_batch_stmt *stmts = n ? eng_arena_alloc(c->a, n * sizeof *stmts) : NULL;
     if (n && !stmts) {
         c->nomem = 1;
         return;
     }
     for (uint16_t i = 0; i < n && !c->r.bad && !c->nomem; i++) {
-        proto_batch_stmt *s = &stmts[i];
-        s->kind = proto_get_byte(&c->r);
+        cql_proto_batch_stmt *s = &stmts[i];
+        s->kind = cql_proto_get_byte(&c->r);
         if (s->kind == 0)
-            s->query_or_id = proto_get_long_string(&c->r);
+            s->query_or_id = cql_proto_get_long_string(&c->r);
         else if (s->kind == 1)
-            s->query_or_id = proto_get_short_bytes(&c->r);
+            s->query_or_id = cql_proto_get_short_bytes(&c->r);
         else
             refuse(c, "Invalid query kind in BATCH messages. Must be 0 or 1 but got %d", s->kind);
         get_values(c, 0, &s->n_values, &s->values, &s->names);
@@ -166,61 +165,61 @@ static void get_batch(decode_ctx *c, proto_request *out)
 
 static int takes_payload(uint8_t opcode)
 {
-    return opcode == PROTO_QUERY || opcode == PROTO_PREPARE || opcode == PROTO_EXECUTE ||
-           opcode == PROTO_BATCH;
+    return opcode == CQL_PROTO_QUERY || opcode == CQL_PROTO_PREPARE ||
+           opcode == CQL_PROTO_EXECUTE || opcode == CQL_PROTO_BATCH;
 }
 
-int proto_request_decode(const proto_header *h, const uint8_t *body, size_t len, eng_arena *a,
-                         proto_request *out, eng_err *err)
+int cql_proto_request_decode(const cql_proto_header *h, const uint8_t *body, size_t len,
+                             eng_arena *a, cql_proto_request *out, eng_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opcode = h->opcode;
-    const char *name = proto_opcode_name(h->opcode);
+    const char *name = cql_proto_opcode_name(h->opcode);
     if (!name)
         return eng_errorf(err, ENG_E_PROTOCOL, "Unknown opcode %d", h->opcode);
-    if (!proto_opcode_is_request(h->opcode))
+    if (!cql_proto_opcode_is_request(h->opcode))
         return eng_errorf(err, ENG_E_PROTOCOL,
                           "Wrong message direction: %s is a response, not a request", name);
     decode_ctx c;
-    proto_reader_init(&c.r, body, len);
+    cql_proto_reader_init(&c.r, body, len);
     c.a = a;
     c.version = h->version;
     c.nomem = 0;
     c.why[0] = '\0';
     int rc = 0;
-    if ((h->flags & PROTO_FLAG_CUSTOM_PAYLOAD) && h->version >= 4 && takes_payload(h->opcode))
-        rc = proto_get_bytes_map(&c.r, a, &out->custom_payload);
+    if ((h->flags & CQL_PROTO_FLAG_CUSTOM_PAYLOAD) && h->version >= 4 && takes_payload(h->opcode))
+        rc = cql_proto_get_bytes_map(&c.r, a, &out->custom_payload);
     switch (h->opcode) {
-    case PROTO_STARTUP:
-        rc = proto_get_string_map(&c.r, a, &out->u.startup);
+    case CQL_PROTO_STARTUP:
+        rc = cql_proto_get_string_map(&c.r, a, &out->u.startup);
         break;
-    case PROTO_OPTIONS:
+    case CQL_PROTO_OPTIONS:
         break;
-    case PROTO_AUTH_RESPONSE:
-        out->u.auth_token = proto_get_bytes(&c.r);
+    case CQL_PROTO_AUTH_RESPONSE:
+        out->u.auth_token = cql_proto_get_bytes(&c.r);
         break;
-    case PROTO_REGISTER:
-        rc = proto_get_string_list(&c.r, a, &out->u.events);
+    case CQL_PROTO_REGISTER:
+        rc = cql_proto_get_string_list(&c.r, a, &out->u.events);
         break;
-    case PROTO_QUERY:
-        out->u.query.query = proto_get_long_string(&c.r);
+    case CQL_PROTO_QUERY:
+        out->u.query.query = cql_proto_get_long_string(&c.r);
         get_params(&c, &out->u.query.params, 0);
         break;
-    case PROTO_PREPARE:
-        out->u.prepare.query = proto_get_long_string(&c.r);
+    case CQL_PROTO_PREPARE:
+        out->u.prepare.query = cql_proto_get_long_string(&c.r);
         if (h->version >= 5) {
-            out->u.prepare.flags = (uint32_t)proto_get_int(&c.r);
-            if (out->u.prepare.flags & PROTO_PREPARE_KEYSPACE)
-                out->u.prepare.keyspace = proto_get_string(&c.r);
+            out->u.prepare.flags = (uint32_t)cql_proto_get_int(&c.r);
+            if (out->u.prepare.flags & CQL_PROTO_PREPARE_KEYSPACE)
+                out->u.prepare.keyspace = cql_proto_get_string(&c.r);
         }
         break;
-    case PROTO_EXECUTE:
-        out->u.execute.id = proto_get_short_bytes(&c.r);
+    case CQL_PROTO_EXECUTE:
+        out->u.execute.id = cql_proto_get_short_bytes(&c.r);
         if (h->version >= 5)
-            out->u.execute.result_metadata_id = proto_get_short_bytes(&c.r);
+            out->u.execute.result_metadata_id = cql_proto_get_short_bytes(&c.r);
         get_params(&c, &out->u.execute.params, 0);
         break;
-    case PROTO_BATCH:
+    case CQL_PROTO_BATCH:
         get_batch(&c, out);
         break;
     }
@@ -233,46 +232,50 @@ int proto_request_decode(const proto_header *h, const uint8_t *body, size_t len,
 
 /* ---- frames ---- */
 
-size_t proto_frame_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode,
-                         const char *const *warnings, uint32_t n_warnings)
+size_t cql_proto_frame_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode,
+                             const char *const *warnings, uint32_t n_warnings)
 {
     size_t start = out->len;
-    proto_header h = {.version = version, .response = 1, .flags = 0, .stream = stream,
-                      .opcode = opcode, .length = 0};
+    cql_proto_header h = {.version = version,
+                          .response = 1,
+                          .flags = 0,
+                          .stream = stream,
+                          .opcode = opcode,
+                          .length = 0};
     if (n_warnings && version >= 4)
-        h.flags |= PROTO_FLAG_WARNING;
-    uint8_t hdr[PROTO_HEADER_LEN];
-    proto_header_encode(&h, hdr);
+        h.flags |= CQL_PROTO_FLAG_WARNING;
+    uint8_t hdr[CQL_PROTO_HEADER_LEN];
+    cql_proto_header_encode(&h, hdr);
     eng_buf_put(out, hdr, sizeof hdr);
-    if (h.flags & PROTO_FLAG_WARNING) {
+    if (h.flags & CQL_PROTO_FLAG_WARNING) {
         uint16_t n = n_warnings > UINT16_MAX ? UINT16_MAX : (uint16_t)n_warnings;
-        proto_put_string_list(out, warnings, n);
+        cql_proto_put_string_list(out, warnings, n);
     }
     return start;
 }
 
-int proto_frame_end(eng_buf *out, size_t start, proto_compression c)
+int cql_proto_frame_end(eng_buf *out, size_t start, cql_proto_compression c)
 {
     if (out->oom)
         return ENG_E_NOMEM;
     uint8_t *hdr = out->p + start;
-    size_t body = out->len - start - PROTO_HEADER_LEN;
-    if (c != PROTO_COMPRESS_NONE && (hdr[0] & ~PROTO_RESPONSE_BIT) < 5) {
+    size_t body = out->len - start - CQL_PROTO_HEADER_LEN;
+    if (c != CQL_PROTO_COMPRESS_NONE && (hdr[0] & ~CQL_PROTO_RESPONSE_BIT) < 5) {
         eng_buf z = ENG_BUF_INIT;
-        if (proto_compress(c, hdr + PROTO_HEADER_LEN, body, &z)) {
+        if (cql_proto_compress(c, hdr + CQL_PROTO_HEADER_LEN, body, &z)) {
             eng_buf_free(&z);
             return ENG_E_NOMEM;
         }
-        out->len = start + PROTO_HEADER_LEN;
+        out->len = start + CQL_PROTO_HEADER_LEN;
         eng_buf_put(out, z.p, z.len);
         body = z.len;
         eng_buf_free(&z);
         if (out->oom)
             return ENG_E_NOMEM;
         hdr = out->p + start;
-        hdr[1] |= PROTO_FLAG_COMPRESSION;
+        hdr[1] |= CQL_PROTO_FLAG_COMPRESSION;
     }
-    if (body > PROTO_MAX_BODY)
+    if (body > CQL_PROTO_MAX_BODY)
         return ENG_E_NOMEM;
     eng_put_be32(hdr + 5, (uint32_t)body);
     return 0;
@@ -280,12 +283,12 @@ int proto_frame_end(eng_buf *out, size_t start, proto_compression c)
 
 /* ---- ERROR ---- */
 
-void proto_error_from_eng(const eng_err *err, proto_error *out)
+void cql_proto_error_from_eng(const eng_err *err, cql_proto_error *out)
 {
     memset(out, 0, sizeof *out);
     out->code = eng_err_protocol_code(err->code);
     out->message = err->msg;
-    out->consistency = PROTO_CL_ONE;
+    out->consistency = CQL_PROTO_CL_ONE;
     if (err->code == ENG_E_EXISTS) {
         out->keyspace = err->ks;
         out->table = err->table;
@@ -311,15 +314,15 @@ enum {
    this node (a single node is every replica) with reason UNKNOWN (0x0000). */
 static void put_reason_map(eng_buf *out, int32_t n)
 {
-    static const proto_inet self = {.len = 4, .addr = {127, 0, 0, 1}};
-    proto_put_int(out, n);
+    static const cql_proto_inet self = {.len = 4, .addr = {127, 0, 0, 1}};
+    cql_proto_put_int(out, n);
     for (int32_t i = 0; i < n; i++) {
-        proto_put_inetaddr(out, &self);
-        proto_put_short(out, 0x0000);
+        cql_proto_put_inetaddr(out, &self);
+        cql_proto_put_short(out, 0x0000);
     }
 }
 
-void proto_put_error(eng_buf *out, uint8_t version, const proto_error *e)
+void cql_proto_put_error(eng_buf *out, uint8_t version, const cql_proto_error *e)
 {
     int32_t code = e->code;
     /* v3 has no failure codes: Cassandra sends their timeout (or invalid) counterparts, and
@@ -332,93 +335,93 @@ void proto_put_error(eng_buf *out, uint8_t version, const proto_error *e)
         code = ERR_INVALID;
     else if (version < 5 && (code == ERR_CDC_WRITE_FAILURE || code == ERR_CAS_WRITE_UNKNOWN))
         code = ERR_SERVER;
-    proto_put_int(out, code);
-    proto_put_string(out, e->message ? e->message : "");
+    cql_proto_put_int(out, code);
+    cql_proto_put_string(out, e->message ? e->message : "");
     const char *write_type = e->write_type ? e->write_type : "SIMPLE";
     switch (code) {
     case ERR_UNAVAILABLE:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
         break;
     case ERR_WRITE_TIMEOUT:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
-        proto_put_string(out, write_type);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_string(out, write_type);
         if (version >= 5 && strcmp(write_type, "CAS") == 0)
-            proto_put_short(out, (uint16_t)e->contentions);
+            cql_proto_put_short(out, (uint16_t)e->contentions);
         break;
     case ERR_READ_TIMEOUT:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
-        proto_put_byte(out, e->data_present);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_byte(out, e->data_present);
         break;
     case ERR_READ_FAILURE:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
         if (version >= 5)
             put_reason_map(out, e->num_failures);
         else
-            proto_put_int(out, e->num_failures);
-        proto_put_byte(out, e->data_present);
+            cql_proto_put_int(out, e->num_failures);
+        cql_proto_put_byte(out, e->data_present);
         break;
     case ERR_FUNCTION_FAILURE:
-        proto_put_string(out, e->keyspace ? e->keyspace : "");
-        proto_put_string(out, e->table ? e->table : "");
-        proto_put_string_list(out, e->arg_types, e->n_arg_types);
+        cql_proto_put_string(out, e->keyspace ? e->keyspace : "");
+        cql_proto_put_string(out, e->table ? e->table : "");
+        cql_proto_put_string_list(out, e->arg_types, e->n_arg_types);
         break;
     case ERR_WRITE_FAILURE:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
         if (version >= 5)
             put_reason_map(out, e->num_failures);
         else
-            proto_put_int(out, e->num_failures);
-        proto_put_string(out, write_type);
+            cql_proto_put_int(out, e->num_failures);
+        cql_proto_put_string(out, write_type);
         break;
     case ERR_CAS_WRITE_UNKNOWN:
-        proto_put_short(out, e->consistency);
-        proto_put_int(out, e->required_or_received);
-        proto_put_int(out, e->alive_or_block_for);
+        cql_proto_put_short(out, e->consistency);
+        cql_proto_put_int(out, e->required_or_received);
+        cql_proto_put_int(out, e->alive_or_block_for);
         break;
     case ERR_ALREADY_EXISTS:
-        proto_put_string(out, e->keyspace ? e->keyspace : "");
-        proto_put_string(out, e->table ? e->table : "");
+        cql_proto_put_string(out, e->keyspace ? e->keyspace : "");
+        cql_proto_put_string(out, e->table ? e->table : "");
         break;
     case ERR_UNPREPARED:
-        proto_put_short_bytes(out, e->unprepared_id.p,
-                              e->unprepared_id.len > 0 ? (uint16_t)e->unprepared_id.len : 0);
+        cql_proto_put_short_bytes(out, e->unprepared_id.p,
+                                  e->unprepared_id.len > 0 ? (uint16_t)e->unprepared_id.len : 0);
         break;
     }
 }
 
 /* ---- SUPPORTED, AUTHENTICATE, AUTH_* ---- */
 
-void proto_put_supported(eng_buf *out, const char *cql_version)
+void cql_proto_put_supported(eng_buf *out, const char *cql_version)
 {
     static const char *const compressions[] = {"snappy", "lz4"};
-    proto_put_short(out, 3);
-    proto_put_string(out, "CQL_VERSION");
-    proto_put_string_list(out, &cql_version, 1);
-    proto_put_string(out, "COMPRESSION");
-    proto_put_string_list(out, compressions, 2);
-    proto_put_string(out, "PROTOCOL_VERSIONS");
-    proto_put_string_list(out, proto_version_names,
-                          sizeof proto_version_names / sizeof *proto_version_names);
+    cql_proto_put_short(out, 3);
+    cql_proto_put_string(out, "CQL_VERSION");
+    cql_proto_put_string_list(out, &cql_version, 1);
+    cql_proto_put_string(out, "COMPRESSION");
+    cql_proto_put_string_list(out, compressions, 2);
+    cql_proto_put_string(out, "PROTOCOL_VERSIONS");
+    cql_proto_put_string_list(out, cql_proto_version_names,
+                              sizeof cql_proto_version_names / sizeof *cql_proto_version_names);
 }
 
-void proto_put_authenticate(eng_buf *out, const char *authenticator)
+void cql_proto_put_authenticate(eng_buf *out, const char *authenticator)
 {
-    proto_put_string(out, authenticator);
+    cql_proto_put_string(out, authenticator);
 }
 
-void proto_put_token(eng_buf *out, const uint8_t *p, int32_t len)
+void cql_proto_put_token(eng_buf *out, const uint8_t *p, int32_t len)
 {
-    proto_put_bytes(out, p, len);
+    cql_proto_put_bytes(out, p, len);
 }
 
 /* ---- types ---- */
@@ -446,11 +449,11 @@ static void put_type(eng_buf *out, uint8_t version, const eng_type *t)
 {
     const char *custom = t->kind == ENG_CUSTOM ? t->name : custom_class_for(t->kind, version);
     if (custom) {
-        proto_put_short(out, ENG_CUSTOM);
-        proto_put_string(out, custom);
+        cql_proto_put_short(out, ENG_CUSTOM);
+        cql_proto_put_string(out, custom);
         return;
     }
-    proto_put_short(out, t->kind);
+    cql_proto_put_short(out, t->kind);
     switch (t->kind) {
     case ENG_LIST:
     case ENG_SET:
@@ -461,25 +464,25 @@ static void put_type(eng_buf *out, uint8_t version, const eng_type *t)
         put_type(out, version, t->sub[1]);
         break;
     case ENG_UDT:
-        proto_put_string(out, t->ks);
-        proto_put_string(out, t->name);
-        proto_put_short(out, t->n_sub);
+        cql_proto_put_string(out, t->ks);
+        cql_proto_put_string(out, t->name);
+        cql_proto_put_short(out, t->n_sub);
         for (uint16_t i = 0; i < t->n_sub; i++) {
-            proto_put_string(out, t->fields[i]);
+            cql_proto_put_string(out, t->fields[i]);
             put_type(out, version, t->sub[i]);
         }
         break;
     case ENG_TUPLE:
-        proto_put_short(out, t->n_sub);
+        cql_proto_put_short(out, t->n_sub);
         for (uint16_t i = 0; i < t->n_sub; i++)
             put_type(out, version, t->sub[i]);
         break;
     }
 }
 
-void proto_put_type(eng_buf *out, uint8_t version, const eng_type *t)
+void cql_proto_put_type(eng_buf *out, uint8_t version, const eng_type *t)
 {
-    if (eng_type_tree_size(t) > PROTO_MAX_TYPE_NODES) {
+    if (eng_type_tree_size(t) > CQL_PROTO_MAX_TYPE_NODES) {
         out->oom = 1;
         return;
     }
@@ -525,22 +528,22 @@ static void put_specs(eng_buf *out, uint8_t version, const cql_column_spec *cols
                       int global)
 {
     if (global) {
-        proto_put_string(out, or_empty(cols[0].ks));
-        proto_put_string(out, or_empty(cols[0].table));
+        cql_proto_put_string(out, or_empty(cols[0].ks));
+        cql_proto_put_string(out, or_empty(cols[0].table));
     }
     for (uint32_t i = 0; i < n; i++) {
         if (!global) {
-            proto_put_string(out, or_empty(cols[i].ks));
-            proto_put_string(out, or_empty(cols[i].table));
+            cql_proto_put_string(out, or_empty(cols[i].ks));
+            cql_proto_put_string(out, or_empty(cols[i].table));
         }
-        proto_put_string(out, or_empty(cols[i].name));
-        proto_put_type(out, version, cols[i].type);
+        cql_proto_put_string(out, or_empty(cols[i].name));
+        cql_proto_put_type(out, version, cols[i].type);
     }
 }
 
 /* <metadata> of a ROWS result, or the <result_metadata> of a PREPARED one. */
 static void put_rows_metadata(eng_buf *out, uint8_t version, const cql_result *r,
-                              const proto_rows_opts *o, int prepared)
+                              const cql_proto_rows_opts *o, int prepared)
 {
     int global = same_table(r->cols, r->n_cols);
     int32_t flags = global ? META_GLOBAL_TABLES_SPEC : 0;
@@ -552,12 +555,12 @@ static void put_rows_metadata(eng_buf *out, uint8_t version, const cql_result *r
         flags = (flags & ~META_GLOBAL_TABLES_SPEC) | META_NO_METADATA;
     if (changed)
         flags |= META_METADATA_CHANGED;
-    proto_put_int(out, flags);
-    proto_put_int(out, (int32_t)r->n_cols);
+    cql_proto_put_int(out, flags);
+    cql_proto_put_int(out, (int32_t)r->n_cols);
     if (flags & META_HAS_MORE_PAGES)
-        proto_put_bytes(out, r->paging_state.p, (int32_t)r->paging_state.len);
+        cql_proto_put_bytes(out, r->paging_state.p, (int32_t)r->paging_state.len);
     if (changed)
-        proto_put_short_bytes(out, o->metadata_id, (uint16_t)o->metadata_id_len);
+        cql_proto_put_short_bytes(out, o->metadata_id, (uint16_t)o->metadata_id_len);
     if (!no_metadata)
         put_specs(out, version, r->cols, r->n_cols, global);
 }
@@ -566,26 +569,26 @@ static void put_rows_metadata(eng_buf *out, uint8_t version, const cql_result *r
 static void put_prepared_metadata(eng_buf *out, uint8_t version, const cql_result *r)
 {
     int global = same_table(r->binds, r->n_binds);
-    proto_put_int(out, global ? META_GLOBAL_TABLES_SPEC : 0);
-    proto_put_int(out, (int32_t)r->n_binds);
+    cql_proto_put_int(out, global ? META_GLOBAL_TABLES_SPEC : 0);
+    cql_proto_put_int(out, (int32_t)r->n_binds);
     if (version >= 4) {
-        proto_put_int(out, (int32_t)r->n_pk_binds);
+        cql_proto_put_int(out, (int32_t)r->n_pk_binds);
         for (uint32_t i = 0; i < r->n_pk_binds; i++)
-            proto_put_short(out, r->pk_binds[i]);
+            cql_proto_put_short(out, r->pk_binds[i]);
     }
     put_specs(out, version, r->binds, r->n_binds, global);
 }
 
 static void put_schema_change(eng_buf *out, const cql_result *r)
 {
-    proto_put_string(out, or_empty(r->change));
-    proto_put_string(out, or_empty(r->target));
-    proto_put_string(out, or_empty(r->keyspace));
+    cql_proto_put_string(out, or_empty(r->change));
+    cql_proto_put_string(out, or_empty(r->target));
+    cql_proto_put_string(out, or_empty(r->keyspace));
     if (strcmp(or_empty(r->target), "KEYSPACE") != 0)
-        proto_put_string(out, or_empty(r->object));
+        cql_proto_put_string(out, or_empty(r->object));
 }
 
-void proto_result_metadata_id(const cql_result *prepared, uint8_t out[16])
+void cql_proto_result_metadata_id(const cql_result *prepared, uint8_t out[16])
 {
     /* the result metadata as v5 would send it in full, hashed */
     eng_buf b = ENG_BUF_INIT;
@@ -596,37 +599,38 @@ void proto_result_metadata_id(const cql_result *prepared, uint8_t out[16])
     eng_buf_free(&b);
 }
 
-int proto_put_result(eng_buf *out, uint8_t version, const cql_result *r, const proto_rows_opts *o)
+int cql_proto_put_result(eng_buf *out, uint8_t version, const cql_result *r,
+                         const cql_proto_rows_opts *o)
 {
     switch (r->kind) {
     case CQL_RESULT_VOID:
-        proto_put_int(out, RESULT_VOID);
+        cql_proto_put_int(out, RESULT_VOID);
         break;
     case CQL_RESULT_SET_KEYSPACE:
-        proto_put_int(out, RESULT_SET_KEYSPACE);
-        proto_put_string(out, r->keyspace ? r->keyspace : "");
+        cql_proto_put_int(out, RESULT_SET_KEYSPACE);
+        cql_proto_put_string(out, r->keyspace ? r->keyspace : "");
         break;
     case CQL_RESULT_SCHEMA_CHANGE:
-        proto_put_int(out, RESULT_SCHEMA_CHANGE);
+        cql_proto_put_int(out, RESULT_SCHEMA_CHANGE);
         put_schema_change(out, r);
         break;
     case CQL_RESULT_PREPARED:
-        proto_put_int(out, RESULT_PREPARED);
-        proto_put_short_bytes(out, r->prepared_id.p, (uint16_t)r->prepared_id.len);
+        cql_proto_put_int(out, RESULT_PREPARED);
+        cql_proto_put_short_bytes(out, r->prepared_id.p, (uint16_t)r->prepared_id.len);
         if (version >= 5) {
             uint8_t id[16];
-            proto_result_metadata_id(r, id);
-            proto_put_short_bytes(out, id, sizeof id);
+            cql_proto_result_metadata_id(r, id);
+            cql_proto_put_short_bytes(out, id, sizeof id);
         }
         put_prepared_metadata(out, version, r);
         put_rows_metadata(out, version, r, NULL, 1);
         break;
     case CQL_RESULT_ROWS:
-        proto_put_int(out, RESULT_ROWS);
+        cql_proto_put_int(out, RESULT_ROWS);
         put_rows_metadata(out, version, r, o, 0);
-        proto_put_int(out, (int32_t)r->n_rows);
+        cql_proto_put_int(out, (int32_t)r->n_rows);
         for (size_t i = 0; i < (size_t)r->n_rows * r->n_cols; i++)
-            proto_put_bytes(out, r->cells[i].p, r->cells[i].len);
+            cql_proto_put_bytes(out, r->cells[i].p, r->cells[i].len);
         break;
     default:
         out->oom = 1;
@@ -637,16 +641,16 @@ int proto_put_result(eng_buf *out, uint8_t version, const cql_result *r, const p
 
 /* ---- EVENT ---- */
 
-void proto_put_schema_change_event(eng_buf *out, const cql_result *schema_change)
+void cql_proto_put_schema_change_event(eng_buf *out, const cql_result *schema_change)
 {
-    proto_put_string(out, "SCHEMA_CHANGE");
+    cql_proto_put_string(out, "SCHEMA_CHANGE");
     put_schema_change(out, schema_change);
 }
 
-void proto_put_node_event(eng_buf *out, const char *type, const char *change,
-                          const proto_inet *node)
+void cql_proto_put_node_event(eng_buf *out, const char *type, const char *change,
+                              const cql_proto_inet *node)
 {
-    proto_put_string(out, type);
-    proto_put_string(out, change);
-    proto_put_inet(out, node);
+    cql_proto_put_string(out, type);
+    cql_proto_put_string(out, change);
+    cql_proto_put_inet(out, node);
 }

@@ -13,7 +13,7 @@
 #define SELF_CONTAINED_PLAIN 17
 #define SELF_CONTAINED_LZ4 34
 
-uint32_t proto_crc24(uint64_t v, int n)
+uint32_t cql_proto_crc24(uint64_t v, int n)
 {
     uint32_t crc = CRC24_INIT;
     for (int i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ uint32_t proto_crc24(uint64_t v, int n)
     return crc & 0xFFFFFFu;
 }
 
-uint32_t proto_crc32(const uint8_t *p, size_t n)
+uint32_t cql_proto_crc32(const uint8_t *p, size_t n)
 {
     static const uint8_t prime[4] = {0xFA, 0x2D, 0x55, 0xCA};
     uLong crc = crc32(0L, prime, sizeof prime);
@@ -56,7 +56,7 @@ static uint64_t get_le(const uint8_t *p, int n)
     return v;
 }
 
-/* Writes a header and its CRC24 at p (proto_segment_header_len(lz4) bytes). */
+/* Writes a header and its CRC24 at p (cql_proto_segment_header_len(lz4) bytes). */
 static void put_header(uint8_t *p, uint32_t payload_len, uint32_t uncompressed_len,
                        int self_contained, int lz4)
 {
@@ -70,16 +70,16 @@ static void put_header(uint8_t *p, uint32_t payload_len, uint32_t uncompressed_l
         h |= (uint64_t)(self_contained ? 1 : 0) << SELF_CONTAINED_PLAIN;
     }
     put_le(p, h, n);
-    put_le(p + n, proto_crc24(h, n), 3);
+    put_le(p + n, cql_proto_crc24(h, n), 3);
 }
 
-int proto_segment_put(eng_buf *out, const uint8_t *p, size_t n, int self_contained, int lz4)
+int cql_proto_segment_put(eng_buf *out, const uint8_t *p, size_t n, int self_contained, int lz4)
 {
-    if (n > PROTO_SEGMENT_MAX_PAYLOAD)
+    if (n > CQL_PROTO_SEGMENT_MAX_PAYLOAD)
         return ENG_E_NOMEM;
-    size_t hlen = proto_segment_header_len(lz4);
+    size_t hlen = cql_proto_segment_header_len(lz4);
     int bound = lz4 ? LZ4_compressBound((int)n) : 0;
-    size_t room = hlen + (n > (size_t)bound ? n : (size_t)bound) + PROTO_SEGMENT_CRC_LEN;
+    size_t room = hlen + (n > (size_t)bound ? n : (size_t)bound) + CQL_PROTO_SEGMENT_CRC_LEN;
     if (eng_buf_reserve(out, room))
         return ENG_E_NOMEM;
     uint8_t *seg = out->p + out->len;
@@ -97,46 +97,47 @@ int proto_segment_put(eng_buf *out, const uint8_t *p, size_t n, int self_contain
     if (!uncompressed && n > 0)
         memcpy(payload, p, n);
     put_header(seg, (uint32_t)sent, uncompressed, self_contained, lz4);
-    put_le(payload + sent, proto_crc32(payload, sent), 4);
-    out->len += hlen + sent + PROTO_SEGMENT_CRC_LEN;
+    put_le(payload + sent, cql_proto_crc32(payload, sent), 4);
+    out->len += hlen + sent + CQL_PROTO_SEGMENT_CRC_LEN;
     return 0;
 }
 
-int proto_segments_put(eng_buf *out, const uint8_t *p, size_t n, int lz4)
+int cql_proto_segments_put(eng_buf *out, const uint8_t *p, size_t n, int lz4)
 {
-    if (n <= PROTO_SEGMENT_MAX_PAYLOAD)
-        return proto_segment_put(out, p, n, 1, lz4);
-    for (size_t off = 0; off < n; off += PROTO_SEGMENT_MAX_PAYLOAD) {
-        size_t piece = n - off < PROTO_SEGMENT_MAX_PAYLOAD ? n - off : PROTO_SEGMENT_MAX_PAYLOAD;
-        int rc = proto_segment_put(out, p + off, piece, 0, lz4);
+    if (n <= CQL_PROTO_SEGMENT_MAX_PAYLOAD)
+        return cql_proto_segment_put(out, p, n, 1, lz4);
+    for (size_t off = 0; off < n; off += CQL_PROTO_SEGMENT_MAX_PAYLOAD) {
+        size_t piece =
+            n - off < CQL_PROTO_SEGMENT_MAX_PAYLOAD ? n - off : CQL_PROTO_SEGMENT_MAX_PAYLOAD;
+        int rc = cql_proto_segment_put(out, p + off, piece, 0, lz4);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int proto_segment_header_decode(const uint8_t *p, int lz4, proto_segment_header *out,
-                                eng_err *err)
+int cql_proto_segment_header_decode(const uint8_t *p, int lz4, cql_proto_segment_header *out,
+                                    eng_err *err)
 {
     int n = lz4 ? 5 : 3;
     uint64_t h = get_le(p, n);
     uint32_t want = (uint32_t)get_le(p + n, 3);
-    uint32_t got = proto_crc24(h, n);
+    uint32_t got = cql_proto_crc24(h, n);
     if (want != got)
         return eng_errorf(err, ENG_E_PROTOCOL,
                           "CRC mismatch on segment header: received %06x, computed %06x", want,
                           got);
-    out->payload_len = (uint32_t)(h & PROTO_SEGMENT_MAX_PAYLOAD);
-    out->uncompressed_len = lz4 ? (uint32_t)(h >> 17 & PROTO_SEGMENT_MAX_PAYLOAD) : 0;
+    out->payload_len = (uint32_t)(h & CQL_PROTO_SEGMENT_MAX_PAYLOAD);
+    out->uncompressed_len = lz4 ? (uint32_t)(h >> 17 & CQL_PROTO_SEGMENT_MAX_PAYLOAD) : 0;
     out->self_contained = (int)(h >> (lz4 ? SELF_CONTAINED_LZ4 : SELF_CONTAINED_PLAIN) & 1);
     return 0;
 }
 
-int proto_segment_payload_decode(const uint8_t *p, const proto_segment_header *h, int lz4,
-                                 eng_buf *out, eng_err *err)
+int cql_proto_segment_payload_decode(const uint8_t *p, const cql_proto_segment_header *h, int lz4,
+                                     eng_buf *out, eng_err *err)
 {
     uint32_t want = (uint32_t)get_le(p + h->payload_len, 4);
-    uint32_t got = proto_crc32(p, h->payload_len);
+    uint32_t got = cql_proto_crc32(p, h->payload_len);
     if (want != got)
         return eng_errorf(err, ENG_E_PROTOCOL,
                           "CRC mismatch on segment payload: received %08x, computed %08x", want,

@@ -27,44 +27,44 @@
 
 #include "engine/value/common.h"
 
-#define PROTO_SEGMENT_MAX_PAYLOAD (128 * 1024 - 1)
-#define PROTO_SEGMENT_CRC_LEN 4
+#define CQL_PROTO_SEGMENT_MAX_PAYLOAD (128 * 1024 - 1)
+#define CQL_PROTO_SEGMENT_CRC_LEN 4
 
-typedef struct proto_segment_header {
-    uint32_t payload_len;       /* bytes of payload that follow the header */
-    uint32_t uncompressed_len;  /* LZ4: its length decompressed, 0 if sent as is; plain: 0 */
+typedef struct cql_proto_segment_header {
+    uint32_t payload_len;      /* bytes of payload that follow the header */
+    uint32_t uncompressed_len; /* LZ4: its length decompressed, 0 if sent as is; plain: 0 */
     int self_contained;
-} proto_segment_header;
+} cql_proto_segment_header;
 
 /* Header length with its CRC24: 6 plain, 8 with LZ4. */
-static inline size_t proto_segment_header_len(int lz4)
+static inline size_t cql_proto_segment_header_len(int lz4)
 {
     return lz4 ? 8 : 6;
 }
 
 /* Cassandra's CRC24 of the first n (3 or 5) little-endian bytes of v. */
-uint32_t proto_crc24(uint64_t v, int n);
+uint32_t cql_proto_crc24(uint64_t v, int n);
 /* The payload CRC32 (zlib's, primed as Cassandra primes it). */
-uint32_t proto_crc32(const uint8_t *p, size_t n);
+uint32_t cql_proto_crc32(const uint8_t *p, size_t n);
 
 /*
- * Appends one segment holding [p, p + n) (n <= PROTO_SEGMENT_MAX_PAYLOAD). With lz4 the
+ * Appends one segment holding [p, p + n) (n <= CQL_PROTO_SEGMENT_MAX_PAYLOAD). With lz4 the
  * payload is compressed unless that does not make it smaller, as Cassandra does. 0, or
  * ENG_E_NOMEM.
  */
-int proto_segment_put(eng_buf *out, const uint8_t *p, size_t n, int self_contained, int lz4);
+int cql_proto_segment_put(eng_buf *out, const uint8_t *p, size_t n, int self_contained, int lz4);
 /* Appends a whole frame (or several, up to a segment's payload) as one self-contained
    segment, or a larger one as a run of segments that are not. 0, or ENG_E_NOMEM. */
-int proto_segments_put(eng_buf *out, const uint8_t *p, size_t n, int lz4);
+int cql_proto_segments_put(eng_buf *out, const uint8_t *p, size_t n, int lz4);
 
-/* Decodes and checks a segment header (proto_segment_header_len(lz4) bytes at p). 0, or
+/* Decodes and checks a segment header (cql_proto_segment_header_len(lz4) bytes at p). 0, or
    ENG_E_PROTOCOL when its CRC24 fails or its lengths are impossible. */
-int proto_segment_header_decode(const uint8_t *p, int lz4, proto_segment_header *out,
-                                eng_err *err);
+int cql_proto_segment_header_decode(const uint8_t *p, int lz4, cql_proto_segment_header *out,
+                                    eng_err *err);
 /* Checks the payload that follows a decoded header (h->payload_len bytes, then the CRC32)
    and appends it, decompressed, to out. 0; ENG_E_PROTOCOL on a CRC mismatch or a payload
    that does not decompress to its stated length; ENG_E_NOMEM. */
-int proto_segment_payload_decode(const uint8_t *p, const proto_segment_header *h, int lz4,
-                                 eng_buf *out, eng_err *err);
+int cql_proto_segment_payload_decode(const uint8_t *p, const cql_proto_segment_header *h, int lz4,
+                                     eng_buf *out, eng_err *err);
 
 #endif

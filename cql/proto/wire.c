@@ -7,21 +7,21 @@
 
 #include <string.h>
 
-void proto_reader_init(proto_reader *r, const uint8_t *p, size_t len)
+void cql_proto_reader_init(cql_proto_reader *r, const uint8_t *p, size_t len)
 {
     r->p = len ? p : (const uint8_t *)"";
     r->end = r->p + len;
     r->bad = NULL;
 }
 
-void proto_reader_fail(proto_reader *r, const char *why)
+void cql_proto_reader_fail(cql_proto_reader *r, const char *why)
 {
     if (!r->bad)
         r->bad = why;
 }
 
 /* The next n bytes, or NULL (and the reader bad) when fewer are left. */
-static const uint8_t *take(proto_reader *r, size_t n, const char *what)
+static const uint8_t *take(cql_proto_reader *r, size_t n, const char *what)
 {
     if (r->bad)
         return NULL;
@@ -34,52 +34,52 @@ static const uint8_t *take(proto_reader *r, size_t n, const char *what)
     return at;
 }
 
-uint8_t proto_get_byte(proto_reader *r)
+uint8_t cql_proto_get_byte(cql_proto_reader *r)
 {
     const uint8_t *p = take(r, 1, "not enough bytes to read a [byte]");
     return p ? p[0] : 0;
 }
 
-uint16_t proto_get_short(proto_reader *r)
+uint16_t cql_proto_get_short(cql_proto_reader *r)
 {
     const uint8_t *p = take(r, 2, "not enough bytes to read a [short]");
     return p ? eng_be16(p) : 0;
 }
 
-int32_t proto_get_int(proto_reader *r)
+int32_t cql_proto_get_int(cql_proto_reader *r)
 {
     const uint8_t *p = take(r, 4, "not enough bytes to read an [int]");
     return p ? (int32_t)eng_be32(p) : 0;
 }
 
-int64_t proto_get_long(proto_reader *r)
+int64_t cql_proto_get_long(cql_proto_reader *r)
 {
     const uint8_t *p = take(r, 8, "not enough bytes to read a [long]");
     return p ? (int64_t)eng_be64(p) : 0;
 }
 
-uint64_t proto_get_uvint(proto_reader *r)
+uint64_t cql_proto_get_uvint(cql_proto_reader *r)
 {
     uint64_t v = 0;
     size_t n = r->bad ? 0 : eng_get_uvint(r->p, (size_t)(r->end - r->p), &v);
     if (!n) {
-        proto_reader_fail(r, "not enough bytes to read a [vint]");
+        cql_proto_reader_fail(r, "not enough bytes to read a [vint]");
         return 0;
     }
     r->p += n;
     return v;
 }
 
-int64_t proto_get_vint(proto_reader *r)
+int64_t cql_proto_get_vint(cql_proto_reader *r)
 {
-    uint64_t z = proto_get_uvint(r);
+    uint64_t z = cql_proto_get_uvint(r);
     return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
 static const eng_val empty_val = {(const uint8_t *)"", 0};
 
 /* n bytes as a view; an empty view when they are not there. */
-static eng_val take_val(proto_reader *r, size_t n, const char *what)
+static eng_val take_val(cql_proto_reader *r, size_t n, const char *what)
 {
     const uint8_t *p = take(r, n, what);
     if (!p)
@@ -88,76 +88,77 @@ static eng_val take_val(proto_reader *r, size_t n, const char *what)
     return v;
 }
 
-eng_val proto_get_string(proto_reader *r)
+eng_val cql_proto_get_string(cql_proto_reader *r)
 {
-    uint16_t n = proto_get_short(r);
+    uint16_t n = cql_proto_get_short(r);
     return take_val(r, n, "not enough bytes to read a [string]");
 }
 
-eng_val proto_get_long_string(proto_reader *r)
+eng_val cql_proto_get_long_string(cql_proto_reader *r)
 {
-    int32_t n = proto_get_int(r);
+    int32_t n = cql_proto_get_int(r);
     if (n < 0) {
-        proto_reader_fail(r, "a [long string] of negative length");
+        cql_proto_reader_fail(r, "a [long string] of negative length");
         return empty_val;
     }
     return take_val(r, (size_t)n, "not enough bytes to read a [long string]");
 }
 
-eng_val proto_get_bytes(proto_reader *r)
+eng_val cql_proto_get_bytes(cql_proto_reader *r)
 {
-    int32_t n = proto_get_int(r);
+    int32_t n = cql_proto_get_int(r);
     if (r->bad)
         return empty_val;
     if (n < 0) {
-        eng_val null = {NULL, PROTO_VALUE_NULL};
+        eng_val null = {NULL, CQL_PROTO_VALUE_NULL};
         return null;
     }
     return take_val(r, (size_t)n, "not enough bytes to read a [bytes]");
 }
 
-eng_val proto_get_value(proto_reader *r)
+eng_val cql_proto_get_value(cql_proto_reader *r)
 {
-    int32_t n = proto_get_int(r);
+    int32_t n = cql_proto_get_int(r);
     if (r->bad)
         return empty_val;
-    if (n == PROTO_VALUE_NULL || n == PROTO_VALUE_UNSET) {
+    if (n == CQL_PROTO_VALUE_NULL || n == CQL_PROTO_VALUE_UNSET) {
         eng_val v = {NULL, n};
         return v;
     }
     if (n < 0) {
-        proto_reader_fail(r, "a [value] of a negative length other than -1 (null) or -2 (unset)");
+        cql_proto_reader_fail(r,
+                              "a [value] of a negative length other than -1 (null) or -2 (unset)");
         return empty_val;
     }
     return take_val(r, (size_t)n, "not enough bytes to read a [value]");
 }
 
-eng_val proto_get_short_bytes(proto_reader *r)
+eng_val cql_proto_get_short_bytes(cql_proto_reader *r)
 {
-    uint16_t n = proto_get_short(r);
+    uint16_t n = cql_proto_get_short(r);
     return take_val(r, n, "not enough bytes to read a [short bytes]");
 }
 
-const uint8_t *proto_get_uuid(proto_reader *r)
+const uint8_t *cql_proto_get_uuid(cql_proto_reader *r)
 {
     const uint8_t *p = take(r, 16, "not enough bytes to read a [uuid]");
     return p ? p : (const uint8_t *)"";
 }
 
-const uint8_t *proto_get_raw(proto_reader *r, size_t n)
+const uint8_t *cql_proto_get_raw(cql_proto_reader *r, size_t n)
 {
     const uint8_t *p = take(r, n, "not enough bytes for the message");
     return p ? p : (const uint8_t *)"";
 }
 
-void proto_get_inetaddr(proto_reader *r, proto_inet *out)
+void cql_proto_get_inetaddr(cql_proto_reader *r, cql_proto_inet *out)
 {
     memset(out, 0, sizeof *out);
-    uint8_t n = proto_get_byte(r);
+    uint8_t n = cql_proto_get_byte(r);
     if (r->bad)
         return;
     if (n != 4 && n != 16) {
-        proto_reader_fail(r, "an [inet] address of a size other than 4 or 16");
+        cql_proto_reader_fail(r, "an [inet] address of a size other than 4 or 16");
         return;
     }
     const uint8_t *p = take(r, n, "not enough bytes to read an [inet]");
@@ -167,10 +168,10 @@ void proto_get_inetaddr(proto_reader *r, proto_inet *out)
     }
 }
 
-void proto_get_inet(proto_reader *r, proto_inet *out)
+void cql_proto_get_inet(cql_proto_reader *r, cql_proto_inet *out)
 {
-    proto_get_inetaddr(r, out);
-    out->port = proto_get_int(r);
+    cql_proto_get_inetaddr(r, out);
+    out->port = cql_proto_get_int(r);
     if (r->bad)
         memset(out, 0, sizeof *out);
 }
@@ -181,22 +182,22 @@ static void *alloc_items(eng_arena *a, size_t n, size_t size)
     return n ? eng_arena_alloc(a, n * size) : NULL;
 }
 
-int proto_get_string_list(proto_reader *r, eng_arena *a, proto_string_list *out)
+int cql_proto_get_string_list(cql_proto_reader *r, eng_arena *a, cql_proto_string_list *out)
 {
     out->n = 0;
     out->items = NULL;
-    uint16_t n = proto_get_short(r);
+    uint16_t n = cql_proto_get_short(r);
     /* Each item is at least its 2-byte length: a count the bytes cannot hold is bad input,
        found before the arena is asked for room for it. */
-    if (r->bad || (size_t)n * 2 > proto_left(r)) {
-        proto_reader_fail(r, "not enough bytes to read a [string list]");
+    if (r->bad || (size_t)n * 2 > cql_proto_left(r)) {
+        cql_proto_reader_fail(r, "not enough bytes to read a [string list]");
         return 0;
     }
     eng_val *items = alloc_items(a, n, sizeof *items);
     if (n && !items)
         return ENG_E_NOMEM;
     for (uint16_t i = 0; i < n; i++)
-        items[i] = proto_get_string(r);
+        items[i] = cql_proto_get_string(r);
     if (!r->bad) {
         out->n = n;
         out->items = items;
@@ -204,14 +205,14 @@ int proto_get_string_list(proto_reader *r, eng_arena *a, proto_string_list *out)
     return 0;
 }
 
-static int get_map(proto_reader *r, eng_arena *a, proto_map *out, int bytes_vals)
+static int get_map(cql_proto_reader *r, eng_arena *a, cql_proto_map *out, int bytes_vals)
 {
     out->n = 0;
     out->keys = out->vals = NULL;
-    uint16_t n = proto_get_short(r);
+    uint16_t n = cql_proto_get_short(r);
     /* at least 2 bytes a key and 2 (a [string]) or 4 (a [bytes]) a value */
-    if (r->bad || (size_t)n * (bytes_vals ? 6 : 4) > proto_left(r)) {
-        proto_reader_fail(r, "not enough bytes to read a map");
+    if (r->bad || (size_t)n * (bytes_vals ? 6 : 4) > cql_proto_left(r)) {
+        cql_proto_reader_fail(r, "not enough bytes to read a map");
         return 0;
     }
     eng_val *keys = alloc_items(a, n, sizeof *keys);
@@ -219,8 +220,8 @@ static int get_map(proto_reader *r, eng_arena *a, proto_map *out, int bytes_vals
     if (n && (!keys || !vals))
         return ENG_E_NOMEM;
     for (uint16_t i = 0; i < n; i++) {
-        keys[i] = proto_get_string(r);
-        vals[i] = bytes_vals ? proto_get_bytes(r) : proto_get_string(r);
+        keys[i] = cql_proto_get_string(r);
+        vals[i] = bytes_vals ? cql_proto_get_bytes(r) : cql_proto_get_string(r);
     }
     if (!r->bad) {
         out->n = n;
@@ -230,36 +231,36 @@ static int get_map(proto_reader *r, eng_arena *a, proto_map *out, int bytes_vals
     return 0;
 }
 
-int proto_get_string_map(proto_reader *r, eng_arena *a, proto_map *out)
+int cql_proto_get_string_map(cql_proto_reader *r, eng_arena *a, cql_proto_map *out)
 {
     return get_map(r, a, out, 0);
 }
 
-int proto_get_bytes_map(proto_reader *r, eng_arena *a, proto_map *out)
+int cql_proto_get_bytes_map(cql_proto_reader *r, eng_arena *a, cql_proto_map *out)
 {
     return get_map(r, a, out, 1);
 }
 
-int proto_get_string_multimap(proto_reader *r, eng_arena *a, proto_multimap *out)
+int cql_proto_get_string_multimap(cql_proto_reader *r, eng_arena *a, cql_proto_multimap *out)
 {
     memset(out, 0, sizeof *out);
-    uint16_t n = proto_get_short(r);
-    if (r->bad || (size_t)n * 4 > proto_left(r)) {
-        proto_reader_fail(r, "not enough bytes to read a [string multimap]");
+    uint16_t n = cql_proto_get_short(r);
+    if (r->bad || (size_t)n * 4 > cql_proto_left(r)) {
+        cql_proto_reader_fail(r, "not enough bytes to read a [string multimap]");
         return 0;
     }
     /* A first pass counts the values, so the one array of them is allocated once. */
-    proto_reader probe = *r;
+    cql_proto_reader probe = *r;
     size_t total = 0;
     for (uint16_t i = 0; i < n && !probe.bad; i++) {
-        proto_get_string(&probe);
-        uint16_t k = proto_get_short(&probe);
+        cql_proto_get_string(&probe);
+        uint16_t k = cql_proto_get_short(&probe);
         total += k;
         for (uint16_t j = 0; j < k && !probe.bad; j++)
-            proto_get_string(&probe);
+            cql_proto_get_string(&probe);
     }
     if (probe.bad) {
-        proto_reader_fail(r, probe.bad);
+        cql_proto_reader_fail(r, probe.bad);
         return 0;
     }
     eng_val *keys = alloc_items(a, n, sizeof *keys);
@@ -270,11 +271,11 @@ int proto_get_string_multimap(proto_reader *r, eng_arena *a, proto_multimap *out
         return ENG_E_NOMEM;
     uint32_t at = 0;
     for (uint16_t i = 0; i < n; i++) {
-        keys[i] = proto_get_string(r);
-        n_vals[i] = proto_get_short(r);
+        keys[i] = cql_proto_get_string(r);
+        n_vals[i] = cql_proto_get_short(r);
         first[i] = at;
         for (uint16_t j = 0; j < n_vals[i]; j++)
-            vals[at++] = proto_get_string(r);
+            vals[at++] = cql_proto_get_string(r);
     }
     out->n = n;
     out->keys = keys;
@@ -284,7 +285,7 @@ int proto_get_string_multimap(proto_reader *r, eng_arena *a, proto_multimap *out
     return 0;
 }
 
-const eng_val *proto_map_find(const proto_map *m, const char *key)
+const eng_val *cql_proto_map_find(const cql_proto_map *m, const char *key)
 {
     size_t len = strlen(key);
     for (uint16_t i = 0; i < m->n; i++)
@@ -295,27 +296,27 @@ const eng_val *proto_map_find(const proto_map *m, const char *key)
 
 /* ---- writers ---- */
 
-void proto_put_byte(eng_buf *b, uint8_t v)
+void cql_proto_put_byte(eng_buf *b, uint8_t v)
 {
     eng_buf_put_u8(b, v);
 }
 
-void proto_put_short(eng_buf *b, uint16_t v)
+void cql_proto_put_short(eng_buf *b, uint16_t v)
 {
     eng_buf_put_be16(b, v);
 }
 
-void proto_put_int(eng_buf *b, int32_t v)
+void cql_proto_put_int(eng_buf *b, int32_t v)
 {
     eng_buf_put_be32(b, (uint32_t)v);
 }
 
-void proto_put_long(eng_buf *b, int64_t v)
+void cql_proto_put_long(eng_buf *b, int64_t v)
 {
     eng_buf_put_be64(b, (uint64_t)v);
 }
 
-void proto_put_string_n(eng_buf *b, const uint8_t *p, size_t n)
+void cql_proto_put_string_n(eng_buf *b, const uint8_t *p, size_t n)
 {
     if (n > UINT16_MAX) {
         b->oom = 1;
@@ -325,12 +326,12 @@ void proto_put_string_n(eng_buf *b, const uint8_t *p, size_t n)
     eng_buf_put(b, p, n);
 }
 
-void proto_put_string(eng_buf *b, const char *s)
+void cql_proto_put_string(eng_buf *b, const char *s)
 {
-    proto_put_string_n(b, (const uint8_t *)s, strlen(s));
+    cql_proto_put_string_n(b, (const uint8_t *)s, strlen(s));
 }
 
-void proto_put_long_string(eng_buf *b, const uint8_t *p, size_t n)
+void cql_proto_put_long_string(eng_buf *b, const uint8_t *p, size_t n)
 {
     if (n > INT32_MAX) {
         b->oom = 1;
@@ -340,37 +341,37 @@ void proto_put_long_string(eng_buf *b, const uint8_t *p, size_t n)
     eng_buf_put(b, p, n);
 }
 
-void proto_put_bytes(eng_buf *b, const uint8_t *p, int32_t len)
+void cql_proto_put_bytes(eng_buf *b, const uint8_t *p, int32_t len)
 {
     eng_buf_put_bytes(b, p, len);
 }
 
-void proto_put_short_bytes(eng_buf *b, const uint8_t *p, uint16_t n)
+void cql_proto_put_short_bytes(eng_buf *b, const uint8_t *p, uint16_t n)
 {
     eng_buf_put_be16(b, n);
     eng_buf_put(b, p, n);
 }
 
-void proto_put_uuid(eng_buf *b, const uint8_t uuid[16])
+void cql_proto_put_uuid(eng_buf *b, const uint8_t uuid[16])
 {
     eng_buf_put(b, uuid, 16);
 }
 
-void proto_put_inetaddr(eng_buf *b, const proto_inet *in)
+void cql_proto_put_inetaddr(eng_buf *b, const cql_proto_inet *in)
 {
     eng_buf_put_u8(b, in->len);
     eng_buf_put(b, in->addr, in->len);
 }
 
-void proto_put_inet(eng_buf *b, const proto_inet *in)
+void cql_proto_put_inet(eng_buf *b, const cql_proto_inet *in)
 {
-    proto_put_inetaddr(b, in);
-    proto_put_int(b, in->port);
+    cql_proto_put_inetaddr(b, in);
+    cql_proto_put_int(b, in->port);
 }
 
-void proto_put_string_list(eng_buf *b, const char *const *items, uint16_t n)
+void cql_proto_put_string_list(eng_buf *b, const char *const *items, uint16_t n)
 {
-    proto_put_short(b, n);
+    cql_proto_put_short(b, n);
     for (uint16_t i = 0; i < n; i++)
-        proto_put_string(b, items[i]);
+        cql_proto_put_string(b, items[i]);
 }
