@@ -23,9 +23,9 @@ VERSION  = 0.1.0
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
-PKGS     = lmdb libxxhash uuid liblz4 snappy zlib
+PKGS     = lmdb libxxhash uuid liblz4 snappy zlib libuv
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid -llz4 -lsnappy -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid -llz4 -lsnappy -lz -luv)
 
 ifeq ($(MODE),asan)
 OPT      = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -51,7 +51,7 @@ LDLIBS   += $(PKG_LIBS) -lpthread -lm
 LDFLAGS  += $(LDSAN)
 
 ENGINE_SRC = $(sort $(wildcard engine/value/*.c engine/store/*.c))
-CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/proto/*.c cql/driver/*.c))
+CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/proto/*.c cql/server/*.c cql/driver/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 # The shell is a program of its own, not part of libcassette.

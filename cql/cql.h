@@ -31,9 +31,19 @@ typedef struct cql_prepared cql_prepared;
  */
 int cql_session_new(eng_db *db, cql_session **out, eng_err *err);
 void cql_session_free(cql_session *s);
+/* The CQL version cassette speaks (QueryProcessor.CQL_VERSION of Cassandra 4.1). */
+#define CQL_CQL_VERSION "3.4.6"
+
 /* Current keyspace, or NULL before USE. Valid until the next USE. */
 const char *cql_session_keyspace(const cql_session *s);
 eng_db *cql_session_db(const cql_session *s);
+/*
+ * Makes ks (len bytes, not NUL-terminated) the session's keyspace without looking it up, as
+ * a native-protocol server restores a connection's keyspace (validated by its USE) or takes
+ * a v5 request's keyspace (a statement on a keyspace that does not exist fails on its own).
+ * 0 or ENG_E_NOMEM.
+ */
+int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err);
 
 /* ---- prepared statements ---- */
 

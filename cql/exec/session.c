@@ -36,6 +36,16 @@ void cql_session_free(cql_session *s)
 }
 
 const char *cql_session_keyspace(const cql_session *s) { return s->keyspace; }
+
+int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err)
+{
+    char *copy = eng_strndup(ks, len);
+    if (!copy)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory setting the keyspace");
+    eng_free(s->keyspace);
+    s->keyspace = copy;
+    return 0;
+}
 eng_db *cql_session_db(const cql_session *s) { return s->db; }
 
 /* ---- values ---- */

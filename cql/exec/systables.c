@@ -21,6 +21,7 @@
  * (it changes with every schema change, as Cassandra's digest does).
  */
 #include "cql/exec/systables.h"
+#include "cql/cql.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -37,7 +38,7 @@
 
 /* SystemKeyspace.persistLocalMetadata with cassandra.yaml's defaults and SimpleSnitch. */
 #define CLUSTER_NAME "Test Cluster"
-#define CQL_VERSION "3.4.6"             /* QueryProcessor.CQL_VERSION in 4.1 */
+#define CQL_VERSION CQL_CQL_VERSION
 #define RELEASE_VERSION "4.1.5"
 #define NATIVE_PROTOCOL_VERSION "5"     /* ProtocolVersion.CURRENT */
 #define PARTITIONER "org.apache.cassandra.dht.Murmur3Partitioner"

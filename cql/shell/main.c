@@ -24,6 +24,7 @@
 #include "cql/lang/script.h"
 #include "cql/shell/format.h"
 #include "cql/shell/log.h"
+#include "cql/shell/serve.h"
 #include "engine/value/common.h"
 
 #include <errno.h>
@@ -382,6 +383,7 @@ static void usage(FILE *f)
 {
     fputs("usage: cassette DB [-e STATEMENTS | -f FILE]\n"
           "       cassette check DB\n"
+          "       cassette serve (DB | --memory) [--listen ADDR] [--port N] [...]\n"
           "       cassette --version | --help\n",
           f);
 }
@@ -408,6 +410,13 @@ static void help(void)
           "value of every table against its checksum, key order, tokens, the catalog.\n"
           "It prints what is damaged, or that nothing is; the exit status is 0 when\n"
           "nothing is damaged, 1 when something is, 2 when DB cannot be checked.\n"
+          "\n"
+          "cassette serve DB (or --memory, a temporary database) serves the database\n"
+          "over Cassandra's native protocol (v3 to v5) on 127.0.0.1:9042, for the\n"
+          "drivers of every language; --listen ADDR and --port N (0: a free port)\n"
+          "choose where, --max-connections N and --max-frame-size BYTES bound what\n"
+          "clients may take. It prints the address once listening and stops cleanly\n"
+          "on SIGTERM or SIGINT.\n"
           "\n"
           "Environment:\n"
           "  CASSETTE_DURABILITY  when a commit reaches the disk:\n"
@@ -615,6 +624,8 @@ static int run_check(const char *db)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "serve"))
+        return cql_shell_serve(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "check")) {
         if (argc != 3)
             return usage_error("cassette check takes one database directory", NULL);
