@@ -67,7 +67,7 @@ TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
                        $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
-TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh
+TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/server/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
 # Fuzz targets (tests/fuzz/fuzz_NAME.c): libFuzzer programs in MODE=fuzz, corpus replayers
@@ -146,9 +146,11 @@ test-run: $(TEST_BIN) $(FUZZ_ALL_BIN) $(B)/cassette check-layers check-symbols
 	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TEST_BIN) $(FUZZ_ALL_BIN) $(TEST_SCRIPTS)
 
 test: deps
+	@sh scripts/deps.sh test
 	@$(MAKE) --no-print-directory MODE=release test-run
 
 test-asan: deps
+	@sh scripts/deps.sh test
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory MODE=asan test-run
 
@@ -166,6 +168,7 @@ tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
 
 # The long mode: crash loops and races at their full counts (see README).
 test-long: deps
+	@sh scripts/deps.sh test
 	@CASSETTE_LONG=1 CASSETTE_TEST_TIMEOUT=3600 $(MAKE) --no-print-directory MODE=release test-run
 
 # The corruption trials alone, 1,000 of them on a new seed (tests/corrupt/test_corrupt.c).

@@ -1,0 +1,260 @@
+"""The DataStax Python driver (Debian's python3-cassandra) against cassette serve.
+
+Each test names the rule it checks; the expectations are Cassandra's behaviour
+as the driver sees it (its exception classes, its metadata, its paging).
+"""
+import datetime
+import decimal
+import ipaddress
+import socket
+import struct
+import uuid
+
+import pytest
+from cassandra import InvalidRequest, ProtocolVersion
+from cassandra.cluster import Cluster
+from cassandra.query import BatchStatement, SimpleStatement
+from cassandra.util import Date, Duration, Time
+
+from conftest import start_server, stop_server
+
+
+def connect(server, version, **kw):
+    host, port = server
+    cluster = Cluster([host], port=port, protocol_version=version, connect_timeout=10,
+                      control_connection_timeout=10, **kw)
+    return cluster, cluster.connect()
+
+
+@pytest.fixture(scope="module")
+def ks(server):
+    cluster, session = connect(server, 4)
+    session.execute("CREATE KEYSPACE pyks WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    cluster.shutdown()
+    return "pyks"
+
+
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_connects_with_schema_metadata_on_each_protocol_version(server, ks, version):
+    cluster, session = connect(server, version)
+    try:
+        assert cluster.protocol_version == version
+        assert ks in cluster.metadata.keyspaces
+        assert "system" in cluster.metadata.keyspaces
+        row = session.execute("SELECT release_version FROM system.local").one()
+        assert row.release_version
+    finally:
+        cluster.shutdown()
+
+
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_prepared_and_simple_statements_round_trip(server, ks, version):
+    cluster, session = connect(server, version)
+    try:
+        session.set_keyspace(ks)
+        table = "rt%d" % version
+        session.execute("CREATE TABLE %s (k int, c int, v text, PRIMARY KEY (k, c))" % table)
+        insert = session.prepare("INSERT INTO %s (k, c, v) VALUES (?, ?, ?)" % table)
+        for i in range(20):
+            session.execute(insert, (1, i, "v%d" % i))
+        session.execute("INSERT INTO %s (k, c, v) VALUES (%%s, %%s, %%s)" % table, (2, 0, "x"))
+        rows = list(session.execute("SELECT c, v FROM %s WHERE k = 1" % table))
+        assert [(r.c, r.v) for r in rows] == [(i, "v%d" % i) for i in range(20)]
+        select = session.prepare("SELECT v FROM %s WHERE k = ? AND c = ?" % table)
+        assert session.execute(select, (2, 0)).one().v == "x"
+        assert session.execute(select, (3, 0)).one() is None
+    finally:
+        cluster.shutdown()
+
+
+def test_every_cql_type_round_trips_through_a_prepared_statement(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TYPE addr (street text, zip int)")
+        session.execute(
+            "CREATE TABLE types (k int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean,"
+            " d decimal, db double, f float, i inet, n int, s smallint, t text, ts timestamp,"
+            " tu timeuuid, ti tinyint, u uuid, vi varint, da date, tm time, du duration,"
+            " l list<int>, st set<text>, m map<text, int>, tp tuple<int, text>,"
+            " ad frozen<addr>)")
+        cluster.refresh_schema_metadata()
+        values = dict(
+            a="ascii", b=2 ** 40, bl=b"\x00\x01", bo=True, d=decimal.Decimal("1.25"), db=0.5,
+            f=0.25, i="127.0.0.1", n=-7, s=300, t="text \u00e9", ts=datetime.datetime(
+                2024, 1, 2, 3, 4, 5, 678000), tu=uuid.UUID("e7f0b4a2-8b4b-11ee-b9d1-0242ac120002"),
+            ti=-5, u=uuid.UUID("12345678-1234-5678-1234-567812345678"), vi=10 ** 30,
+            da=Date(datetime.date(2024, 2, 29)), tm=Time(3723000000123), du=Duration(1, 2, 3),
+            l=[1, 2, 3], st={"a", "b"}, m={"x": 1}, tp=(1, "one"))
+        cols = list(values)
+        insert = session.prepare("INSERT INTO types (k, %s) VALUES (?, %s)" %
+                                 (", ".join(cols), ", ".join("?" * len(cols))))
+        session.execute(insert, [1] + [values[c] for c in cols])
+        row = session.execute("SELECT * FROM types WHERE k = 1").one()
+        for c in cols:
+            got = getattr(row, c)
+            want = values[c]
+            if c == "st":
+                got = set(got)
+            if c == "ts":
+                got = got.replace(tzinfo=None)
+            assert got == want, c
+    finally:
+        cluster.shutdown()
+
+
+def test_paging_through_ten_thousand_rows(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE paged (k int, c int, PRIMARY KEY (k, c))")
+        insert = session.prepare("INSERT INTO paged (k, c) VALUES (0, ?)")
+        for i in range(10000):
+            session.execute_async(insert, (i,))
+        session.execute("SELECT * FROM paged LIMIT 1")  # a barrier on the connection
+        rs = session.execute(SimpleStatement("SELECT c FROM paged WHERE k = 0", fetch_size=333))
+        first = rs.current_rows
+        assert len(first) == 333 and rs.has_more_pages
+        state = rs.paging_state
+        again = session.execute(SimpleStatement("SELECT c FROM paged WHERE k = 0",
+                                                fetch_size=333), paging_state=state)
+        assert again.current_rows[0].c == 333
+        assert [r.c for r in rs] == list(range(10000))
+    finally:
+        cluster.shutdown()
+
+
+def test_lwt_results_carry_applied(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE users (login text PRIMARY KEY, name text)")
+        ins = session.prepare("INSERT INTO users (login, name) VALUES (?, ?) IF NOT EXISTS")
+        assert session.execute(ins, ("ann", "Ann")).was_applied
+        again = session.execute(ins, ("ann", "Other"))
+        assert not again.was_applied
+        assert again.one().name == "Ann"
+    finally:
+        cluster.shutdown()
+
+
+def test_batches_apply_every_statement(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE b (k int, c int, PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO b (k, c) VALUES (?, ?)")
+        batch = BatchStatement()
+        for i in range(5):
+            batch.add(ins, (1, i))
+        batch.add("INSERT INTO b (k, c) VALUES (1, 99)")
+        session.execute(batch)
+        assert [r.c for r in session.execute("SELECT c FROM b WHERE k = 1")] == [0, 1, 2, 3, 4, 99]
+    finally:
+        cluster.shutdown()
+
+
+def test_errors_surface_as_the_drivers_exceptions_with_cassandras_message(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        with pytest.raises(InvalidRequest) as e:
+            session.execute("SELECT * FROM no_such_table")
+        assert 'message="table no_such_table does not exist"' in str(e.value)
+        from cassandra.protocol import SyntaxException
+        with pytest.raises(SyntaxException):
+            session.execute("SELEKT 1")
+        from cassandra import AlreadyExists
+        with pytest.raises(AlreadyExists):
+            session.execute("CREATE KEYSPACE %s WITH replication = "
+                            "{'class': 'SimpleStrategy', 'replication_factor': 1}" % ks)
+    finally:
+        cluster.shutdown()
+
+
+def test_schema_changes_reach_the_drivers_metadata(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.execute("CREATE TABLE %s.evented (k int PRIMARY KEY)" % ks)
+        assert "evented" in cluster.metadata.keyspaces[ks].tables
+        session.execute("DROP TABLE %s.evented" % ks)
+        assert "evented" not in cluster.metadata.keyspaces[ks].tables
+    finally:
+        cluster.shutdown()
+
+
+def raw_exchange(server, frame):
+    host, port = server
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(frame)
+        header = b""
+        while len(header) < 9:
+            chunk = s.recv(9 - len(header))
+            if not chunk:
+                return None, None
+            header += chunk
+        length = struct.unpack(">I", header[5:9])[0]
+        body = b""
+        while len(body) < length:
+            body += s.recv(length - len(body))
+        return header, body
+
+
+def test_an_unsupported_version_gets_a_protocol_error_naming_the_range(server):
+    startup = struct.pack(">H", 1) + struct.pack(">H", 11) + b"CQL_VERSION" + \
+        struct.pack(">H", 5) + b"3.0.0"
+    header, body = raw_exchange(server, bytes([0x02, 0, 0, 1, 0x01]) +
+                                struct.pack(">I", len(startup)) + startup)
+    assert header[0] == 0x82  # answered in the version asked for
+    assert header[4] == 0x00  # ERROR
+    code = struct.unpack(">i", body[:4])[0]
+    assert code == 0x000A
+    msg = body[6:].decode()
+    assert msg == ("Invalid or unsupported protocol version (2); "
+                   "supported versions are (3/v3, 4/v4, 5/v5)")
+
+
+def test_garbage_gets_a_protocol_error_and_others_are_still_served(server, ks):
+    header, body = raw_exchange(server, bytes([0x04, 0, 0, 1, 0x07]) + struct.pack(">I", 3) +
+                                b"\x00\x00\x00")
+    assert header is not None and header[4] == 0x00
+    assert struct.unpack(">i", body[:4])[0] == 0x000A
+    cluster, session = connect(server, 4)
+    try:
+        assert session.execute("SELECT release_version FROM system.local").one()
+    finally:
+        cluster.shutdown()
+
+
+def test_sigterm_stops_the_server_cleanly_with_acknowledged_writes_kept(tmp_path):
+    import os
+    import subprocess
+    binary = os.environ.get("CASSETTE", "build/release/cassette")
+    db = str(tmp_path / "db")
+    proc, host, port = start_server_on(binary, db)
+    cluster = Cluster([host], port=port, protocol_version=4, connect_timeout=10)
+    session = cluster.connect()
+    session.execute("CREATE KEYSPACE k WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute("CREATE TABLE k.t (k int PRIMARY KEY)")
+    ins = session.prepare("INSERT INTO k.t (k) VALUES (?)")
+    for i in range(100):
+        session.execute(ins, (i,))
+    cluster.shutdown()
+    assert stop_server(proc) == 0
+    out = subprocess.run([binary, db, "-e", "SELECT count(*) FROM k.t;"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "100" in out
+
+
+def start_server_on(binary, db):
+    import os
+    import re
+    import subprocess
+    proc = subprocess.Popen([binary, "serve", db, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+    line = proc.stdout.readline()
+    m = re.search(r"listening on ([0-9.]+):([0-9]+)", line)
+    assert m, line
+    return proc, m.group(1), int(m.group(2))
