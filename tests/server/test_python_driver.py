@@ -68,6 +68,29 @@ def test_prepared_and_simple_statements_round_trip(server, ks, version):
         cluster.shutdown()
 
 
+@pytest.mark.parametrize("version,compression",
+                         [(3, "lz4"), (3, "snappy"), (4, "lz4"), (4, "snappy"), (5, "lz4")])
+def test_compressed_frames_and_segments_carry_large_results(server, ks, version, compression):
+    cluster, session = connect(server, version, compression=compression)
+    try:
+        session.set_keyspace(ks)
+        table = "z%d%s" % (version, compression)
+        session.execute("CREATE TABLE %s (k int, c int, v text, PRIMARY KEY (k, c))" % table)
+        insert = session.prepare("INSERT INTO %s (k, c, v) VALUES (?, ?, ?)" % table)
+        text = "compressible text " * 1000  # 18 KB a row: v5 results span segments
+        for i in range(10):
+            session.execute(insert, (1, i, text + str(i)))
+        rows = list(session.execute("SELECT c, v FROM %s WHERE k = 1" % table))
+        assert [r.v for r in rows] == [text + str(i) for i in range(10)]
+        # the driver really compresses (its connection's compressor is set only after READY
+        # accepted the STARTUP's COMPRESSION), and v5 really runs on segments
+        conn = cluster.control_connection._connection
+        assert conn.compressor is not None
+        assert conn._is_checksumming_enabled == (version >= 5)
+    finally:
+        cluster.shutdown()
+
+
 def test_every_cql_type_round_trips_through_a_prepared_statement(server, ks):
     cluster, session = connect(server, 4)
     try:
