@@ -35,6 +35,8 @@
 /* A client that stops reading: reading from it pauses while this much waits to be sent. */
 #define WRITE_QUEUE_PAUSE (8u << 20)
 #define READ_CHUNK (64u << 10)
+/* Shutdown: how long answers already made may wait for clients to read them. */
+#define DRAIN_GRACE_MS 5000
 
 /* REGISTER event types. */
 enum { EVENT_TOPOLOGY = 1, EVENT_STATUS = 2, EVENT_SCHEMA = 4 };
@@ -46,19 +48,19 @@ struct conn {
     uv_tcp_t tcp;
     server *srv;
     conn *prev, *next;
-    uint8_t version;          /* 0 until the first frame fixes it */
-    int started;              /* READY sent */
-    int segments;             /* v5 framing in effect */
+    uint8_t version; /* 0 until the first frame fixes it */
+    int started;     /* READY sent */
+    int segments;    /* v5 framing in effect */
     cql_proto_compression compression;
-    eng_buf in;               /* bytes read, not consumed yet */
-    eng_buf frames;           /* v5: segment payloads, not consumed as frames yet */
-    char *keyspace;           /* USE'd keyspace (owned) */
-    uint32_t events;          /* REGISTERed types */
+    eng_buf in;      /* bytes read, not consumed yet */
+    eng_buf frames;  /* v5: segment payloads, not consumed as frames yet */
+    char *keyspace;  /* USE'd keyspace (owned) */
+    uint32_t events; /* REGISTERed types */
     uint32_t inflight;
-    int refs;                 /* the handle + each request in flight */
-    int closing;              /* close asked; no more reads or responses */
-    int paused;               /* reading stopped for back-pressure */
-    int close_after_writes;   /* a fatal protocol error was answered: close once written */
+    int refs;               /* the handle + each request in flight */
+    int closing;            /* close asked; no more reads or responses */
+    int paused;             /* reading stopped for back-pressure */
+    int close_after_writes; /* a fatal protocol error was answered: close once written */
 };
 
 typedef struct request {
@@ -66,19 +68,19 @@ typedef struct request {
     conn *c;
     server *srv;
     cql_proto_header h;
-    uint8_t *body;            /* the frame's body, decompressed (owned) */
+    uint8_t *body; /* the frame's body, decompressed (owned) */
     size_t body_len;
-    char *keyspace;           /* the connection's keyspace when dispatched (owned) */
-    int segments, lz4;        /* how the response is framed */
+    char *keyspace;    /* the connection's keyspace when dispatched (owned) */
+    int segments, lz4; /* how the response is framed */
     cql_proto_compression compression;
     eng_arena arena;
     cql_proto_request msg;
-    eng_buf out;              /* the response, framed */
-    int pending;              /* a queued durable write: the committer encodes the response */
+    eng_buf out; /* the response, framed */
+    int pending; /* a queued durable write: the committer encodes the response */
     int work_done, response_ready;
-    int schema_changed;       /* the response is a SCHEMA_CHANGE result: send events */
-    cql_result *schema_change;/* kept for the events */
-    char *new_keyspace;       /* a SET_KEYSPACE result (owned) */
+    int schema_changed;        /* the response is a SCHEMA_CHANGE result: send events */
+    cql_result *schema_change; /* kept for the events */
+    char *new_keyspace;        /* a SET_KEYSPACE result (owned) */
     struct request *next_done;
 } request;
 
@@ -86,16 +88,17 @@ struct server {
     uv_loop_t loop;
     uv_tcp_t listener;
     uv_signal_t sigterm, sigint;
-    uv_async_t wake;          /* durable writes completed by the committer */
-    uv_timer_t drain;         /* shutdown: waits for requests in flight */
+    uv_async_t wake;  /* durable writes completed by the committer */
+    uv_timer_t drain; /* shutdown: waits for requests in flight */
     eng_db *db;
     cql_server_config cfg;
     conn *conns;
     int n_conns;
     int stopping;
+    uint64_t stop_time; /* uv_now when the stop began */
     uint32_t inflight;
     pthread_mutex_t done_lock;
-    request *done;            /* completed by the committer, for the loop to send */
+    request *done; /* completed by the committer, for the loop to send */
 };
 
 /* ---- connections ---- */
@@ -147,8 +150,8 @@ static void on_written(uv_write_t *w, int status)
     conn *c = wr->c;
     eng_buf_free(&wr->buf);
     free(wr);
-    if (status < 0 || (c->close_after_writes &&
-                       uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0))
+    if (status < 0 ||
+        (c->close_after_writes && uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0))
         conn_close(c);
     else
         resume_reading(c);
@@ -339,15 +342,14 @@ static void exec_options(request *r, const cql_proto_query_params *p, cql_exec_o
 }
 
 /* The session a request runs in: the database's cache, the keyspace in force. */
-static int request_session(request *r, const eng_val *ks_override, cql_session **out,
-                           eng_err *err)
+static int request_session(request *r, const eng_val *ks_override, cql_session **out, eng_err *err)
 {
     int rc = cql_session_new(r->srv->db, out, err);
     if (rc)
         return rc;
     if (ks_override && ks_override->len > 0)
-        rc = cql_session_use_unchecked(*out, (const char *)ks_override->p,
-                                       (size_t)ks_override->len, err);
+        rc = cql_session_use_unchecked(*out, (const char *)ks_override->p, (size_t)ks_override->len,
+                                       err);
     else if (r->keyspace)
         rc = cql_session_use_unchecked(*out, r->keyspace, strlen(r->keyspace), err);
     if (rc) {
@@ -403,8 +405,8 @@ static void run_query(request *r)
     if (!rc) {
         cql_exec_options o;
         exec_options(r, p, &o);
-        rc = cql_query(s, (const char *)r->msg.u.query.query.p,
-                       (size_t)r->msg.u.query.query.len, &o, &res, &err);
+        rc = cql_query(s, (const char *)r->msg.u.query.query.p, (size_t)r->msg.u.query.query.len,
+                       &o, &res, &err);
     }
     finish_execution(r, rc, &err, res, p, NULL, NULL);
     cql_session_free(s);
@@ -438,8 +440,8 @@ static void run_execute(request *r)
     cql_result *res = NULL;
     int rc = request_session(r, &p->keyspace, &s, &err);
     if (!rc)
-        rc = cql_prepared_lookup(s, r->msg.u.execute.id.p, (size_t)r->msg.u.execute.id.len,
-                                 &prep, &err);
+        rc = cql_prepared_lookup(s, r->msg.u.execute.id.p, (size_t)r->msg.u.execute.id.len, &prep,
+                                 &err);
     if (!rc) {
         cql_exec_options o;
         exec_options(r, p, &o);
@@ -468,8 +470,8 @@ static void run_batch(request *r)
     for (uint16_t i = 0; i < n && !rc; i++) {
         const cql_proto_batch_stmt *b = &r->msg.u.batch.stmts[i];
         if (b->kind == 0)
-            rc = cql_prepare_simple(s, (const char *)b->query_or_id.p,
-                                    (size_t)b->query_or_id.len, &stmts[i], &err);
+            rc = cql_prepare_simple(s, (const char *)b->query_or_id.p, (size_t)b->query_or_id.len,
+                                    &stmts[i], &err);
         else if ((rc = cql_prepared_lookup(s, b->query_or_id.p, (size_t)b->query_or_id.len,
                                            &stmts[i], &err)))
             missing = &b->query_or_id;
@@ -528,8 +530,8 @@ static void send_schema_events(server *s, const cql_result *change)
         eng_buf frame = ENG_BUF_INIT, wire = ENG_BUF_INIT;
         size_t at = cql_proto_frame_begin(&frame, c->version, -1, CQL_PROTO_EVENT, NULL, 0);
         cql_proto_put_schema_change_event(&frame, change);
-        if (cql_proto_frame_end(&frame, at, c->segments ? CQL_PROTO_COMPRESS_NONE
-                                                         : c->compression) == 0 &&
+        if (cql_proto_frame_end(&frame, at,
+                                c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression) == 0 &&
             frame_for(c, &frame, &wire) == 0)
             conn_send(c, &wire);
         eng_buf_free(&frame);
@@ -676,8 +678,8 @@ static void answer_register(conn *c, const cql_proto_header *h, const cql_proto_
             c->events |= EVENT_STATUS;
         else {
             char msg[128];
-            snprintf(msg, sizeof msg, "Invalid value '%.*s' for Type",
-                     e->len > 64 ? 64 : e->len, (const char *)e->p);
+            snprintf(msg, sizeof msg, "Invalid value '%.*s' for Type", e->len > 64 ? 64 : e->len,
+                     (const char *)e->p);
             send_error(c, h->version, h->stream, ENG_E_PROTOCOL, msg, 0);
             return;
         }
@@ -783,8 +785,7 @@ static void handle_frame(conn *c, const cql_proto_header *h, const uint8_t *p, s
         c->inflight--;
         s->inflight--;
         request_free(r);
-        send_error(c, h->version, h->stream, ENG_E_OVERLOADED, "the server cannot queue work",
-                   0);
+        send_error(c, h->version, h->stream, ENG_E_OVERLOADED, "the server cannot queue work", 0);
         return;
     }
     if (c->inflight >= s->cfg.max_inflight)
@@ -825,8 +826,8 @@ static size_t take_frames(conn *c, const uint8_t *p, size_t len)
         if (h.length > s->cfg.max_frame_size) {
             char msg[128];
             snprintf(msg, sizeof msg,
-                     "Request is too big: length %u exceeds maximum allowed length %u.",
-                     h.length, s->cfg.max_frame_size);
+                     "Request is too big: length %u exceeds maximum allowed length %u.", h.length,
+                     s->cfg.max_frame_size);
             send_error(c, h.version, h.stream, ENG_E_PROTOCOL, msg, 1);
             return len;
         }
@@ -870,8 +871,7 @@ static void take_segments(conn *c)
             send_error(c, c->version, 0, ENG_E_PROTOCOL, "Request is too big", 1);
             return;
         }
-        if (cql_proto_segment_payload_decode(c->in.p + used + hlen, &sh, lz4, &c->frames,
-                                             &err)) {
+        if (cql_proto_segment_payload_decode(c->in.p + used + hlen, &sh, lz4, &c->frames, &err)) {
             send_error(c, c->version, 0, err.code, err.msg, 1);
             return;
         }
@@ -938,7 +938,9 @@ static void on_drain(uv_timer_t *t)
     server *s = t->data;
     if (s->inflight > 0)
         return;
-    for (conn *c = s->conns; c; c = c->next)
+    /* answers still queued go out, unless their client stopped reading: it gets the grace */
+    int grace_left = uv_now(&s->loop) - s->stop_time < DRAIN_GRACE_MS;
+    for (conn *c = s->conns; c && grace_left; c = c->next)
         if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 && !c->closing)
             return;
     for (conn *c = s->conns; c; c = c->next)
@@ -956,6 +958,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     if (s->stopping)
         return;
     s->stopping = 1;
+    s->stop_time = uv_now(&s->loop);
     close_handle((uv_handle_t *)&s->listener);
     for (conn *c = s->conns; c; c = c->next)
         if (!c->closing)
@@ -992,8 +995,7 @@ static int open_db(const cql_server_config *cfg, eng_db **db, char *errbuf, size
     return rc ? fail(errbuf, errlen, "%s", err.msg) : 0;
 }
 
-static int bind_listener(server *s, char *errbuf, size_t errlen, char *addr_out,
-                         int *port_out)
+static int bind_listener(server *s, char *errbuf, size_t errlen, char *addr_out, int *port_out)
 {
     struct sockaddr_storage ss;
     const char *host = s->cfg.listen;
