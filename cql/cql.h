@@ -41,7 +41,7 @@ eng_db *cql_session_db(const cql_session *s);
  * Makes ks (len bytes, not NUL-terminated) the session's keyspace without looking it up, as
  * a native-protocol server restores a connection's keyspace (validated by its USE) or takes
  * a v5 request's keyspace (a statement on a keyspace that does not exist fails on its own).
- * 0 or ENG_E_NOMEM.
+ * ks NULL: no keyspace, as before the first USE. 0 or ENG_E_NOMEM.
  */
 int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err);
 

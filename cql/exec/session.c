@@ -39,6 +39,11 @@ const char *cql_session_keyspace(const cql_session *s) { return s->keyspace; }
 
 int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err)
 {
+    if (!ks) {
+        eng_free(s->keyspace);
+        s->keyspace = NULL;
+        return 0;
+    }
     char *copy = eng_strndup(ks, len);
     if (!copy)
         return eng_errorf(err, ENG_E_NOMEM, "out of memory setting the keyspace");

@@ -61,10 +61,13 @@ struct conn {
     int closing;            /* close asked; no more reads or responses */
     int paused;             /* reading stopped for back-pressure */
     int close_after_writes; /* a fatal protocol error was answered: close once written */
+    eng_buf pending;        /* answers of this loop iteration, written together by flush */
+    struct request *batch_head, *batch_tail; /* requests read, not yet handed to a worker */
+    int flush_queued;                        /* on the server's flush list (holding a reference) */
+    conn *next_flush;
 };
 
 typedef struct request {
-    uv_work_t work;
     conn *c;
     server *srv;
     cql_proto_header h;
@@ -82,15 +85,19 @@ typedef struct request {
     cql_result *schema_change; /* kept for the events */
     char *new_keyspace;        /* a SET_KEYSPACE result (owned) */
     struct request *next_done;
+    struct request *next_in_batch;
 } request;
 
 struct server {
     uv_loop_t loop;
     uv_tcp_t listener;
     uv_signal_t sigterm, sigint;
-    uv_async_t wake;  /* durable writes completed by the committer */
-    uv_timer_t drain; /* shutdown: waits for requests in flight */
+    uv_async_t wake;    /* durable writes completed by the committer */
+    uv_timer_t drain;   /* shutdown: waits for requests in flight */
+    uv_check_t flusher; /* after each poll: writes what the iteration answered */
+    conn *flush_list;
     eng_db *db;
+    uint64_t generation; /* this server among the process's (request_session) */
     cql_server_config cfg;
     conn *conns;
     int n_conns;
@@ -109,6 +116,7 @@ static void conn_unref(conn *c)
         return;
     eng_buf_free(&c->in);
     eng_buf_free(&c->frames);
+    eng_buf_free(&c->pending);
     free(c->keyspace);
     free(c);
 }
@@ -144,43 +152,86 @@ typedef struct write_req {
     eng_buf buf;
 } write_req;
 
+/* Bytes accepted for the connection and not yet handed to the kernel. */
+static size_t unsent(conn *c)
+{
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + c->pending.len;
+}
+
 static void on_written(uv_write_t *w, int status)
 {
     write_req *wr = (write_req *)w;
     conn *c = wr->c;
     eng_buf_free(&wr->buf);
     free(wr);
-    if (status < 0 ||
-        (c->close_after_writes && uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0))
+    if (status < 0 || (c->close_after_writes && unsent(c) == 0))
         conn_close(c);
     else
         resume_reading(c);
     conn_unref(c);
 }
 
-/* Queues bytes to the connection (taking over buf's memory). */
+/*
+ * Queues bytes to the connection (taking over buf's memory). They are written at the end of
+ * this loop iteration, with every other answer the iteration made for the connection: one
+ * write for a pipeline's worth of answers, not one each.
+ */
 static void conn_send(conn *c, eng_buf *buf)
 {
     if (c->closing || buf->len == 0) {
         eng_buf_free(buf);
         return;
     }
-    write_req *wr = calloc(1, sizeof *wr);
-    if (!wr) {
+    if (c->pending.len == 0) {
+        eng_buf_free(&c->pending);
+        c->pending = *buf;
+        *buf = (eng_buf)ENG_BUF_INIT;
+    } else {
+        eng_buf_put(&c->pending, buf->p, buf->len);
         eng_buf_free(buf);
-        conn_close(c);
-        return;
+        if (c->pending.oom) {
+            conn_close(c);
+            return;
+        }
     }
-    wr->c = c;
-    wr->buf = *buf;
-    *buf = (eng_buf)ENG_BUF_INIT;
-    uv_buf_t b = uv_buf_init((char *)wr->buf.p, (unsigned)wr->buf.len);
-    c->refs++;
-    if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
-        eng_buf_free(&wr->buf);
-        free(wr);
-        c->refs--;
-        conn_close(c);
+    if (unsent(c) >= WRITE_QUEUE_PAUSE)
+        pause_reading(c); /* a client not reading its answers gets no more until it does */
+    if (!c->flush_queued) {
+        c->flush_queued = 1;
+        c->refs++;
+        c->next_flush = c->srv->flush_list;
+        c->srv->flush_list = c;
+    }
+}
+
+static void on_flush(uv_check_t *h)
+{
+    server *s = h->data;
+    conn *list = s->flush_list;
+    s->flush_list = NULL;
+    while (list) {
+        conn *c = list;
+        list = c->next_flush;
+        c->flush_queued = 0;
+        if (!c->closing && c->pending.len) {
+            write_req *wr = calloc(1, sizeof *wr);
+            if (!wr) {
+                conn_close(c);
+            } else {
+                wr->c = c;
+                wr->buf = c->pending;
+                c->pending = (eng_buf)ENG_BUF_INIT;
+                uv_buf_t b = uv_buf_init((char *)wr->buf.p, (unsigned)wr->buf.len);
+                c->refs++;
+                if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
+                    eng_buf_free(&wr->buf);
+                    free(wr);
+                    c->refs--;
+                    conn_close(c);
+                }
+            }
+        }
+        conn_unref(c);
     }
 }
 
@@ -218,7 +269,7 @@ static void send_error(conn *c, uint8_t version, int16_t stream, int eng_code, c
     if (fatal) {
         c->close_after_writes = 1;
         pause_reading(c);
-        if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0)
+        if (unsent(c) == 0)
             conn_close(c);
     }
 }
@@ -342,21 +393,41 @@ static void exec_options(request *r, const cql_proto_query_params *p, cql_exec_o
 }
 
 /* The session a request runs in: the database's cache, the keyspace in force. */
+/*
+ * Each worker thread keeps one executor session for the server it last ran requests of
+ * (servers are told apart by a process-wide generation, as one may follow another at the same
+ * address): a request only sets its keyspace, when it differs. The session is the thread's,
+ * used by one request at a time.
+ */
+static _Atomic uint64_t server_generations;
+static __thread cql_session *worker_session;
+static __thread uint64_t worker_generation;
+
 static int request_session(request *r, const eng_val *ks_override, cql_session **out, eng_err *err)
 {
-    int rc = cql_session_new(r->srv->db, out, err);
-    if (rc)
-        return rc;
-    if (ks_override && ks_override->len > 0)
-        rc = cql_session_use_unchecked(*out, (const char *)ks_override->p, (size_t)ks_override->len,
-                                       err);
-    else if (r->keyspace)
-        rc = cql_session_use_unchecked(*out, r->keyspace, strlen(r->keyspace), err);
-    if (rc) {
-        cql_session_free(*out);
-        *out = NULL;
+    if (!worker_session || worker_generation != r->srv->generation) {
+        cql_session_free(worker_session); /* its database may be gone: it is not touched */
+        worker_session = NULL;
+        int rc = cql_session_new(r->srv->db, &worker_session, err);
+        if (rc)
+            return rc;
+        worker_generation = r->srv->generation;
     }
-    return rc;
+    const char *ks = r->keyspace;
+    size_t len = ks ? strlen(ks) : 0;
+    if (ks_override && ks_override->len > 0) {
+        ks = (const char *)ks_override->p;
+        len = (size_t)ks_override->len;
+    }
+    const char *cur = cql_session_keyspace(worker_session);
+    int same = ks ? cur && strlen(cur) == len && memcmp(cur, ks, len) == 0 : cur == NULL;
+    if (!same) {
+        int rc = cql_session_use_unchecked(worker_session, ks, len, err);
+        if (rc)
+            return rc;
+    }
+    *out = worker_session;
+    return 0;
 }
 
 /* After an execution: the response, unless the committer will write it. */
@@ -409,7 +480,6 @@ static void run_query(request *r)
                        &o, &res, &err);
     }
     finish_execution(r, rc, &err, res, p, NULL, NULL);
-    cql_session_free(s);
 }
 
 static void run_prepare(request *r)
@@ -427,7 +497,6 @@ static void run_prepare(request *r)
         rc = cql_prepared_describe(s, p, &res, &err);
     finish_execution(r, rc, &err, res, NULL, NULL, NULL);
     cql_prepared_unref(p);
-    cql_session_free(s);
 }
 
 static void run_execute(request *r)
@@ -450,7 +519,6 @@ static void run_execute(request *r)
     finish_execution(r, rc, &err, res, p, &r->msg.u.execute.result_metadata_id,
                      &r->msg.u.execute.id);
     cql_prepared_unref(prep);
-    cql_session_free(s);
 }
 
 static void run_batch(request *r)
@@ -492,12 +560,10 @@ static void run_batch(request *r)
         cql_prepared_unref(stmts[i]);
     free(stmts);
     free(opts);
-    cql_session_free(s);
 }
 
-static void on_work(uv_work_t *w)
+static void run_request(request *r)
 {
-    request *r = (request *)w;
     eng_err err;
     eng_err_clear(&err);
     if (cql_proto_request_decode(&r->h, r->body, r->body_len, &r->arena, &r->msg, &err)) {
@@ -560,14 +626,69 @@ static void request_finish(request *r)
     request_free(r);
 }
 
-static void on_work_done(uv_work_t *w, int status)
+/*
+ * The requests one read of a connection brought, run by one worker in order: a pipeline of
+ * requests costs one hand-off to a worker and back, not one each. Connections' batches run
+ * on different workers at once.
+ */
+typedef struct batch {
+    uv_work_t work;
+    request *first;
+} batch;
+
+static void on_batch(uv_work_t *w)
+{
+    for (request *r = ((batch *)w)->first; r; r = r->next_in_batch) {
+        run_request(r);
+        /* a USE takes effect for the requests after it in the pipeline */
+        for (request *n = r->next_in_batch; r->new_keyspace && n; n = n->next_in_batch) {
+            free(n->keyspace);
+            n->keyspace = strdup(r->new_keyspace);
+        }
+    }
+}
+
+static void on_batch_done(uv_work_t *w, int status)
 {
     (void)status;
-    request *r = (request *)w;
-    r->work_done = 1;
-    if (!r->pending)
-        r->response_ready = 1;
-    request_finish(r);
+    batch *b = (batch *)w;
+    request *r = b->first;
+    free(b);
+    while (r) {
+        request *next = r->next_in_batch;
+        r->work_done = 1;
+        if (!r->pending)
+            r->response_ready = 1;
+        request_finish(r);
+        r = next;
+    }
+}
+
+/* Hands the requests read so far to a worker. */
+static void submit_batch(conn *c)
+{
+    request *first = c->batch_head;
+    if (!first)
+        return;
+    c->batch_head = c->batch_tail = NULL;
+    batch *b = calloc(1, sizeof *b);
+    if (b) {
+        b->first = first;
+        if (uv_queue_work(&c->srv->loop, &b->work, on_batch, on_batch_done) == 0)
+            return;
+        free(b);
+    }
+    /* no worker to run them: each answers OVERLOADED */
+    while (first) {
+        request *r = first;
+        first = r->next_in_batch;
+        eng_err e;
+        eng_err_clear(&e);
+        eng_errorf(&e, ENG_E_OVERLOADED, "the server cannot queue work");
+        respond_error(r, &e, NULL);
+        r->work_done = r->response_ready = 1;
+        request_finish(r);
+    }
 }
 
 static void on_wake(uv_async_t *a)
@@ -603,8 +724,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void resume_reading(conn *c)
 {
     if (c->paused && !c->closing && !c->close_after_writes && !c->srv->stopping &&
-        c->inflight < c->srv->cfg.max_inflight &&
-        uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) < WRITE_QUEUE_PAUSE) {
+        c->inflight < c->srv->cfg.max_inflight && unsent(c) < WRITE_QUEUE_PAUSE) {
         c->paused = 0;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
@@ -780,14 +900,11 @@ static void handle_frame(conn *c, const cql_proto_header *h, const uint8_t *p, s
     c->refs++;
     c->inflight++;
     s->inflight++;
-    if (uv_queue_work(&s->loop, &r->work, on_work, on_work_done) < 0) {
-        c->refs--;
-        c->inflight--;
-        s->inflight--;
-        request_free(r);
-        send_error(c, h->version, h->stream, ENG_E_OVERLOADED, "the server cannot queue work", 0);
-        return;
-    }
+    if (c->batch_tail)
+        c->batch_tail->next_in_batch = r;
+    else
+        c->batch_head = r;
+    c->batch_tail = r;
     if (c->inflight >= s->cfg.max_inflight)
         pause_reading(c);
 }
@@ -898,6 +1015,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     } else {
         take_segments(c);
     }
+    submit_batch(c);
 }
 
 /* ---- the listener and shutdown ---- */
@@ -941,11 +1059,12 @@ static void on_drain(uv_timer_t *t)
     /* answers still queued go out, unless their client stopped reading: it gets the grace */
     int grace_left = uv_now(&s->loop) - s->stop_time < DRAIN_GRACE_MS;
     for (conn *c = s->conns; c && grace_left; c = c->next)
-        if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 && !c->closing)
+        if (unsent(c) > 0 && !c->closing)
             return;
     for (conn *c = s->conns; c; c = c->next)
         conn_close(c);
     close_handle((uv_handle_t *)&s->drain);
+    close_handle((uv_handle_t *)&s->flusher);
     close_handle((uv_handle_t *)&s->wake);
     close_handle((uv_handle_t *)&s->sigterm);
     close_handle((uv_handle_t *)&s->sigint);
@@ -1029,6 +1148,7 @@ int cql_server_run(const cql_server_config *cfg,
     if (!s)
         return fail(errbuf, errlen, "%s", "out of memory");
     s->cfg = *cfg;
+    s->generation = ++server_generations;
     if (!s->cfg.listen)
         s->cfg.listen = "127.0.0.1";
     if (s->cfg.port < 0)
@@ -1054,6 +1174,9 @@ int cql_server_run(const cql_server_config *cfg,
         s->wake.data = s;
         uv_timer_init(&s->loop, &s->drain);
         s->drain.data = s;
+        uv_check_init(&s->loop, &s->flusher);
+        s->flusher.data = s;
+        uv_check_start(&s->flusher, on_flush);
         uv_signal_init(&s->loop, &s->sigterm);
         uv_signal_init(&s->loop, &s->sigint);
         s->sigterm.data = s->sigint.data = s;
