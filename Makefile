@@ -160,11 +160,12 @@ test-asan: deps
 # worker's, say). Nothing is suppressed: LMDB's locks are pthread mutexes, which ThreadSanitizer
 # intercepts even in uninstrumented code.
 test-tsan: deps
+	@sh scripts/deps.sh test
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
 	    $(MAKE) --no-print-directory MODE=tsan tsan-run
 
 tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
-	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN)
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh
 
 # The long mode: crash loops and races at their full counts (see README).
 test-long: deps
