@@ -281,3 +281,37 @@ def start_server_on(binary, db):
     m = re.search(r"listening on ([0-9.]+):([0-9]+)", line)
     assert m, line
     return proc, m.group(1), int(m.group(2))
+
+
+def test_server_warnings_reach_the_driver_from_v4_on(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE warned (k int PRIMARY KEY, v int)")
+        rs = session.execute("SELECT count(*) FROM warned")
+        assert rs.response_future.warnings == ["Aggregation query used without partition key"]
+    finally:
+        cluster.shutdown()
+
+
+def test_an_unknown_prepared_id_answers_unprepared_with_that_id(server):
+    import os
+    host, port = server
+    startup = struct.pack(">H", 1) + struct.pack(">H", 11) + b"CQL_VERSION" + \
+        struct.pack(">H", 5) + b"3.0.0"
+    unknown = os.urandom(16)
+    execute = struct.pack(">H", 16) + unknown + struct.pack(">HB", 1, 0)
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(bytes([4, 0, 0, 0, 0x01]) + struct.pack(">I", len(startup)) + startup)
+        s.recv(9)
+        s.sendall(bytes([4, 0, 0, 9, 0x0A]) + struct.pack(">I", len(execute)) + execute)
+        header = s.recv(9)
+        length = struct.unpack(">I", header[5:9])[0]
+        body = b""
+        while len(body) < length:
+            body += s.recv(length - len(body))
+    assert header[4] == 0x00 and struct.unpack(">h", header[2:4])[0] == 9
+    assert struct.unpack(">i", body[:4])[0] == 0x2500
+    n = struct.unpack(">H", body[4:6])[0]
+    assert struct.unpack(">H", body[6 + n:8 + n])[0] == 16
+    assert body[8 + n:24 + n] == unknown
