@@ -67,7 +67,7 @@ TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
                        $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
-TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/server/run.sh
+TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/server/run.sh tests/server/gocql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
 # Fuzz targets (tests/fuzz/fuzz_NAME.c): libFuzzer programs in MODE=fuzz, corpus replayers
@@ -165,7 +165,8 @@ test-tsan: deps
 	    $(MAKE) --no-print-directory MODE=tsan tsan-run
 
 tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
-	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh \
+	    tests/server/gocql/run.sh
 
 # The long mode: crash loops and races at their full counts (see README).
 test-long: deps

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The Go driver's tests (main.go, on Debian's golang-github-gocql-gocql-dev): starts
+# `cassette serve --memory --port 0`, runs them against it, stops it with SIGTERM, and prints
+# "gocql: N passed, N failed" for tests/run.sh.
+cd "$(dirname "$0")/../../.." || exit 1
+CASSETTE=${CASSETTE:-build/release/cassette}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT INT TERM
+CASSETTE_DURABILITY=none "$CASSETTE" serve --memory --port 0 >"$out/serve" 2>&1 &
+pid=$!
+i=0
+while ! grep -q 'listening on' "$out/serve" 2>/dev/null && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+port=$(sed -n 's/.*listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$out/serve")
+if [ -z "$port" ]; then
+    cat "$out/serve"
+    kill "$pid" 2>/dev/null
+    echo "gocql: 0 passed, 1 failed"
+    exit 1
+fi
+# Debian's Go packages live in /usr/share/gocode (GOPATH mode); the build cache stays in build/
+(cd tests/server/gocql && GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/../../../build/gocache" \
+    GOFLAGS= go run main.go 127.0.0.1 "$port") >"$out/go" 2>&1
+status=$?
+kill -TERM "$pid"
+wait "$pid"
+stopped=$?
+cat "$out/go"
+if ! grep -qE '^gocql: [0-9]+ passed, [0-9]+ failed$' "$out/go"; then
+    echo "gocql: 0 passed, 1 failed"
+    exit 1
+fi
+if [ "$stopped" -ne 0 ]; then
+    echo "FAIL - the server exited with status $stopped on SIGTERM"
+    cat "$out/serve"
+    exit 1
+fi
+exit $status
