@@ -315,3 +315,23 @@ def test_an_unknown_prepared_id_answers_unprepared_with_that_id(server):
     n = struct.unpack(">H", body[4:6])[0]
     assert struct.unpack(">H", body[6 + n:8 + n])[0] == 16
     assert body[8 + n:24 + n] == unknown
+
+
+def test_token_agrees_with_the_drivers_token_map(server, ks):
+    cluster, session = connect(server, 4)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE tok (k text PRIMARY KEY)")
+        ins = session.prepare("INSERT INTO tok (k) VALUES (?)")
+        tm = cluster.metadata.token_map
+        assert tm is not None and len(tm.ring) > 0
+        for i in range(50):
+            key = "user-%d" % i
+            session.execute(ins, (key,))
+            got = session.execute("SELECT token(k) FROM tok WHERE k = %s", (key,)).one()[0]
+            assert got == tm.token_class.from_key(key.encode()).value
+            # and the driver routes the key to the one node it knows
+            replicas = tm.get_replicas(ks, tm.token_class.from_key(key.encode()))
+            assert len(replicas) == 1
+    finally:
+        cluster.shutdown()
