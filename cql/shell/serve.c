@@ -1,6 +1,6 @@
 /*
  * `cassette serve [DB | --memory] [--listen ADDR] [--port N] [--max-connections N]
- * [--max-frame-size BYTES]`: parses the command line, runs the server, and
+ * [--max-frame-size BYTES] [--max-inflight N]`: parses the command line, runs the server, and
  * prints "listening on ADDR:PORT" once the socket is bound (on standard
  * output, flushed: a test suite waiting for the port reads it there).
  */
@@ -17,7 +17,8 @@
 static int serve_usage(const char *what, const char *arg)
 {
     fputs("usage: cassette serve (DB | --memory) [--listen ADDR] [--port N]\n"
-          "                      [--max-connections N] [--max-frame-size BYTES]\n",
+          "                      [--max-connections N] [--max-frame-size BYTES]\n"
+          "                      [--max-inflight N]\n",
           stderr);
     fprintf(stderr, "cassette: error: %s%s\n", what, arg ? arg : "");
     return 2;
@@ -70,6 +71,11 @@ int cql_shell_serve(int argc, char **argv)
             if ((n = number(v, 1024, 256L << 20)) < 0)
                 return serve_usage("--max-frame-size takes 1024 to 268435456 bytes, not ", v);
             cfg.max_frame_size = (uint32_t)n;
+            i++;
+        } else if (!strcmp(a, "--max-inflight") && v) {
+            if ((n = number(v, 1, 1L << 20)) < 0)
+                return serve_usage("--max-inflight takes 1 to 1048576 requests, not ", v);
+            cfg.max_inflight = (uint32_t)n;
             i++;
         } else if (a[0] == '-') {
             return serve_usage("unknown option or missing value: ", a);
