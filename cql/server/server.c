@@ -27,6 +27,7 @@
 #include "cql/errors.h"
 #include "cql/proto/message.h"
 #include "cql/proto/segment.h"
+#include "cql/server/tls.h"
 
 #define DEFAULT_PORT 9042
 #define DEFAULT_MAX_CONNECTIONS 1024
@@ -63,7 +64,10 @@ struct conn {
     int close_after_writes; /* a fatal protocol error was answered: close once written */
     eng_buf pending;        /* answers of this loop iteration, written together by flush */
     struct request *batch_head, *batch_tail; /* requests read, not yet handed to a worker */
-    int flush_queued;                        /* on the server's flush list (holding a reference) */
+    cql_tls_conn *tls;                       /* --tls-cert: the connection's TLS state, else NULL */
+    eng_buf raw;                             /* TLS: bytes read, for OpenSSL */
+    eng_buf tls_out;  /* TLS: what OpenSSL must send besides answers (handshake) */
+    int flush_queued; /* on the server's flush list (holding a reference) */
     conn *next_flush;
 };
 
@@ -98,6 +102,7 @@ struct server {
     conn *flush_list;
     eng_db *db;
     uint64_t generation; /* this server among the process's (request_session) */
+    cql_tls_server *tls; /* NULL without --tls-cert */
     cql_server_config cfg;
     conn *conns;
     int n_conns;
@@ -117,6 +122,9 @@ static void conn_unref(conn *c)
     eng_buf_free(&c->in);
     eng_buf_free(&c->frames);
     eng_buf_free(&c->pending);
+    eng_buf_free(&c->raw);
+    eng_buf_free(&c->tls_out);
+    cql_tls_conn_free(c->tls);
     free(c->keyspace);
     free(c);
 }
@@ -155,7 +163,7 @@ typedef struct write_req {
 /* Bytes accepted for the connection and not yet handed to the kernel. */
 static size_t unsent(conn *c)
 {
-    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + c->pending.len;
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + c->pending.len + c->tls_out.len;
 }
 
 static void on_written(uv_write_t *w, int status)
@@ -169,6 +177,17 @@ static void on_written(uv_write_t *w, int status)
     else
         resume_reading(c);
     conn_unref(c);
+}
+
+/* Puts the connection on the list of those the end of this loop turn writes to. */
+static void queue_flush(conn *c)
+{
+    if (!c->flush_queued) {
+        c->flush_queued = 1;
+        c->refs++;
+        c->next_flush = c->srv->flush_list;
+        c->srv->flush_list = c;
+    }
 }
 
 /*
@@ -196,12 +215,7 @@ static void conn_send(conn *c, eng_buf *buf)
     }
     if (unsent(c) >= WRITE_QUEUE_PAUSE)
         pause_reading(c); /* a client not reading its answers gets no more until it does */
-    if (!c->flush_queued) {
-        c->flush_queued = 1;
-        c->refs++;
-        c->next_flush = c->srv->flush_list;
-        c->srv->flush_list = c;
-    }
+    queue_flush(c);
 }
 
 static void on_flush(uv_check_t *h)
@@ -213,14 +227,26 @@ static void on_flush(uv_check_t *h)
         conn *c = list;
         list = c->next_flush;
         c->flush_queued = 0;
-        if (!c->closing && c->pending.len) {
+        eng_buf wire = ENG_BUF_INIT;
+        if (!c->closing && c->tls) {
+            /* handshake bytes first, then the answers, encrypted */
+            wire = c->tls_out;
+            c->tls_out = (eng_buf)ENG_BUF_INIT;
+            if (c->pending.len && cql_tls_conn_write(c->tls, c->pending.p, c->pending.len, &wire))
+                conn_close(c);
+            eng_buf_reset(&c->pending);
+        } else if (!c->closing) {
+            wire = c->pending;
+            c->pending = (eng_buf)ENG_BUF_INIT;
+        }
+        if (!c->closing && wire.len) {
             write_req *wr = calloc(1, sizeof *wr);
             if (!wr) {
+                eng_buf_free(&wire);
                 conn_close(c);
             } else {
                 wr->c = c;
-                wr->buf = c->pending;
-                c->pending = (eng_buf)ENG_BUF_INIT;
+                wr->buf = wire;
                 uv_buf_t b = uv_buf_init((char *)wr->buf.p, (unsigned)wr->buf.len);
                 c->refs++;
                 if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
@@ -230,6 +256,8 @@ static void on_flush(uv_check_t *h)
                     conn_close(c);
                 }
             }
+        } else {
+            eng_buf_free(&wire);
         }
         conn_unref(c);
     }
@@ -714,11 +742,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     conn *c = h->data;
-    if (eng_buf_reserve(&c->in, READ_CHUNK)) {
+    eng_buf *into = c->tls ? &c->raw : &c->in; /* TLS: ciphertext first goes to OpenSSL */
+    if (eng_buf_reserve(into, READ_CHUNK)) {
         *buf = uv_buf_init(NULL, 0);
         return;
     }
-    *buf = uv_buf_init((char *)c->in.p + c->in.len, READ_CHUNK);
+    *buf = uv_buf_init((char *)into->p + into->len, READ_CHUNK);
 }
 
 static void resume_reading(conn *c)
@@ -1006,7 +1035,22 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
         conn_close(c);
         return;
     }
-    c->in.len += (size_t)n;
+    if (c->tls) {
+        c->raw.len += (size_t)n;
+        int rc = cql_tls_conn_read(c->tls, c->raw.p, c->raw.len, &c->in, &c->tls_out);
+        c->raw.len = 0;
+        if (c->tls_out.len)
+            queue_flush(c);
+        if (rc) { /* a failed handshake or a TLS error: send the alert, then close */
+            c->close_after_writes = 1;
+            pause_reading(c);
+            if (unsent(c) == 0)
+                conn_close(c);
+            return;
+        }
+    } else {
+        c->in.len += (size_t)n;
+    }
     if (!c->segments) {
         consume(&c->in, take_frames(c, c->in.p, c->in.len));
         /* READY switched a v5 connection to segments: what follows it is framed so */
@@ -1042,6 +1086,10 @@ static void on_connection(uv_stream_t *l, int status)
         return;
     }
     uv_tcp_nodelay(&c->tcp, 1);
+    if (s->tls && !(c->tls = cql_tls_conn_new(s->tls))) {
+        conn_close(c);
+        return;
+    }
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
@@ -1160,7 +1208,15 @@ int cql_server_run(const cql_server_config *cfg,
     if (!s->cfg.max_inflight)
         s->cfg.max_inflight = DEFAULT_MAX_INFLIGHT;
     signal(SIGPIPE, SIG_IGN);
+    if (s->cfg.tls_cert &&
+        cql_tls_server_new(s->cfg.tls_cert, s->cfg.tls_key ? s->cfg.tls_key : s->cfg.tls_cert,
+                           s->cfg.tls_client_ca, s->cfg.tls_require_client_cert, &s->tls, errbuf,
+                           errlen)) {
+        free(s);
+        return -1;
+    }
     if (open_db(&s->cfg, &s->db, errbuf, errlen)) {
+        cql_tls_server_free(s->tls);
         free(s);
         return -1;
     }
@@ -1192,6 +1248,7 @@ int cql_server_run(const cql_server_config *cfg,
     uv_loop_close(&s->loop);
     pthread_mutex_destroy(&s->done_lock);
     eng_db_close(s->db);
+    cql_tls_server_free(s->tls);
     free(s);
     return rc;
 }

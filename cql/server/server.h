@@ -23,15 +23,19 @@
 #include <stdint.h>
 
 typedef struct cql_server_config {
-    const char *db;          /* database directory; NULL: a temporary one, removed at exit */
-    const char *listen;      /* address to listen on (NULL: 127.0.0.1) */
-    int port;                /* NULL-equivalent -1: 9042; 0: a free port, chosen at bind */
-    int max_connections;     /* 0: 1024; more are accepted and closed at once */
-    uint32_t max_frame_size; /* bytes of a request frame's body (0: 16 MiB, Cassandra's
-                                native_transport_max_frame_size); larger is refused */
-    uint32_t max_inflight;   /* requests a connection may have running (0: 1024); reading
-                                from it pauses beyond */
-    int durability;          /* an eng_durability, or -1: CASSETTE_DURABILITY, else sync */
+    const char *db;              /* database directory; NULL: a temporary one, removed at exit */
+    const char *listen;          /* address to listen on (NULL: 127.0.0.1) */
+    int port;                    /* NULL-equivalent -1: 9042; 0: a free port, chosen at bind */
+    int max_connections;         /* 0: 1024; more are accepted and closed at once */
+    uint32_t max_frame_size;     /* bytes of a request frame's body (0: 16 MiB, Cassandra's
+                                    native_transport_max_frame_size); larger is refused */
+    uint32_t max_inflight;       /* requests a connection may have running (0: 1024); reading
+                                    from it pauses beyond */
+    int durability;              /* an eng_durability, or -1: CASSETTE_DURABILITY, else sync */
+    const char *tls_cert;        /* PEM certificate (chain): clients must speak TLS; NULL: plain */
+    const char *tls_key;         /* its PEM private key (NULL: in tls_cert's file) */
+    const char *tls_client_ca;   /* PEM CA verifying the certificates clients present */
+    int tls_require_client_cert; /* with tls_client_ca: a client without one is refused */
 } cql_server_config;
 
 /* Defaults: 127.0.0.1:9042, the limits above, durability from the environment. */

@@ -1,8 +1,9 @@
 /*
  * `cassette serve [DB | --memory] [--listen ADDR] [--port N] [--max-connections N]
- * [--max-frame-size BYTES] [--max-inflight N]`: parses the command line, runs the server, and
- * prints "listening on ADDR:PORT" once the socket is bound (on standard
- * output, flushed: a test suite waiting for the port reads it there).
+ * [--max-frame-size BYTES] [--max-inflight N] [--tls-cert PEM [--tls-key PEM]
+ * [--tls-client-ca PEM [--tls-require-client-cert]]]`: parses the command line, runs the server,
+ * and prints "listening on ADDR:PORT" once the socket is bound (on standard output, flushed: a test
+ * suite waiting for the port reads it there).
  */
 #include "cql/shell/serve.h"
 
@@ -18,7 +19,8 @@ static int serve_usage(const char *what, const char *arg)
 {
     fputs("usage: cassette serve (DB | --memory) [--listen ADDR] [--port N]\n"
           "                      [--max-connections N] [--max-frame-size BYTES]\n"
-          "                      [--max-inflight N]\n",
+          "                      [--max-inflight N] [--tls-cert PEM [--tls-key PEM]\n"
+          "                      [--tls-client-ca PEM [--tls-require-client-cert]]]\n",
           stderr);
     fprintf(stderr, "cassette: error: %s%s\n", what, arg ? arg : "");
     return 2;
@@ -77,6 +79,17 @@ int cql_shell_serve(int argc, char **argv)
                 return serve_usage("--max-inflight takes 1 to 1048576 requests, not ", v);
             cfg.max_inflight = (uint32_t)n;
             i++;
+        } else if (!strcmp(a, "--tls-cert") && v) {
+            cfg.tls_cert = v;
+            i++;
+        } else if (!strcmp(a, "--tls-key") && v) {
+            cfg.tls_key = v;
+            i++;
+        } else if (!strcmp(a, "--tls-client-ca") && v) {
+            cfg.tls_client_ca = v;
+            i++;
+        } else if (!strcmp(a, "--tls-require-client-cert")) {
+            cfg.tls_require_client_cert = 1;
         } else if (a[0] == '-') {
             return serve_usage("unknown option or missing value: ", a);
         } else if (!cfg.db) {
@@ -87,6 +100,10 @@ int cql_shell_serve(int argc, char **argv)
     }
     if (memory == !!cfg.db)
         return serve_usage("give a database directory or --memory", NULL);
+    if (!cfg.tls_cert && (cfg.tls_key || cfg.tls_client_ca))
+        return serve_usage("--tls-key and --tls-client-ca need --tls-cert", NULL);
+    if (cfg.tls_require_client_cert && !cfg.tls_client_ca)
+        return serve_usage("--tls-require-client-cert needs --tls-client-ca", NULL);
     char err[512];
     if (cql_server_run(&cfg, on_listening, (void *)cfg.db, err, sizeof err) != 0) {
         fprintf(stderr, "cassette serve: %s\n", err);
