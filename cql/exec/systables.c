@@ -746,7 +746,7 @@ static void put_flags(scan *sc, const eng_table *t)
 /* The rows of each table                                                    */
 /* ------------------------------------------------------------------------ */
 
-#define N_SPECS 13 /* the definitions in SPECS below */
+#define N_SPECS 21 /* the definitions in SPECS below */
 
 /* The descriptors of SPECS, in the same order. */
 typedef struct sys_registry {
@@ -755,12 +755,19 @@ typedef struct sys_registry {
 
 static const sys_registry *registry(void);
 
+/* A table of a virtual keyspace: described in system_virtual_schema, not in system_schema. */
+static int is_virtual(const eng_table *t)
+{
+    return !strcmp(t->ks, "system_virtual_schema");
+}
+
 /* Calls fn for every table described: the system tables served here, then the snapshot's. */
 static void each_table(scan *sc, void (*fn)(scan *, const eng_table *))
 {
     const sys_registry *reg = registry();
     for (uint32_t i = 0; reg && i < N_SPECS; i++)
-        fn(sc, &reg->tables[i]);
+        if (!is_virtual(&reg->tables[i]))
+            fn(sc, &reg->tables[i]);
     for (uint32_t i = 0; sc->s && i < sc->s->n_tables; i++)
         if (!cql_systable_keyspace(sc->s->tables[i].ks))
             fn(sc, &sc->s->tables[i]);
@@ -893,6 +900,41 @@ static void column_rows(scan *sc, const eng_table *t)
 }
 
 static void columns_rows(scan *sc) { each_table(sc, column_rows); }
+
+/*
+ * system_virtual_schema describes the virtual keyspaces this node serves: itself (a 4.1 node
+ * also has system_views, whose tables -- metrics, settings, clients -- cassette does not
+ * serve, so it is not listed).
+ */
+static void virtual_keyspaces_rows(scan *sc)
+{
+    row_begin(sc);
+    put_text(sc, "keyspace_name", "system_virtual_schema");
+    row_end(sc);
+}
+
+static void virtual_tables_rows(scan *sc)
+{
+    const sys_registry *reg = registry();
+    for (uint32_t i = 0; reg && i < N_SPECS; i++) {
+        const eng_table *t = &reg->tables[i];
+        if (!is_virtual(t))
+            continue;
+        row_begin(sc);
+        put_text(sc, "keyspace_name", t->ks);
+        put_text(sc, "table_name", t->name);
+        put_text(sc, "comment", t->comment);
+        row_end(sc);
+    }
+}
+
+static void virtual_columns_rows(scan *sc)
+{
+    const sys_registry *reg = registry();
+    for (uint32_t i = 0; reg && i < N_SPECS; i++)
+        if (is_virtual(&reg->tables[i]))
+            column_rows(sc, &reg->tables[i]);
+}
 
 /* system_schema.dropped_columns: written when the column was dropped. */
 static void dropped_rows(scan *sc)
@@ -1072,6 +1114,51 @@ static const sys_spec SPECS[] = {
      "preferred_port int, rack text, release_version text, native_address inet, "
      "native_port int, schema_version uuid, tokens set<varchar>",
      NULL},
+    /* Probed by drivers and tools (Spark's connector, the Java driver's token ranges):
+       cassette keeps no per-range statistics, so they are empty, as on a node that has not
+       computed them yet. */
+    {"system", "size_estimates", "per-table primary range size estimates, table is deprecated "
+     "in favor of table_estimates", "keyspace_name", "table_name range_start range_end",
+     "keyspace_name text, table_name text, range_start text, range_end text, "
+     "mean_partition_size bigint, partitions_count bigint",
+     NULL},
+    {"system", "table_estimates", "per-table range size estimates", "keyspace_name",
+     "table_name range_type range_start range_end",
+     "keyspace_name text, table_name text, range_type text, range_start text, range_end text, "
+     "mean_partition_size bigint, partitions_count bigint",
+     NULL},
+    /* system_distributed: the repair history and view build status a cluster shares; one
+       node that never repairs keeps them empty. */
+    {"system_distributed", "repair_history", "Repair history", "keyspace_name columnfamily_name",
+     "id",
+     "keyspace_name text, columnfamily_name text, id timeuuid, parent_id timeuuid, "
+     "range_begin text, range_end text, coordinator inet, coordinator_port int, "
+     "participants set<inet>, participants_v2 set<text>, exception_message text, "
+     "exception_stacktrace text, status text, started_at timestamp, finished_at timestamp",
+     NULL},
+    {"system_distributed", "parent_repair_history", "Repair history", "parent_id", "",
+     "parent_id timeuuid, keyspace_name text, columnfamily_names set<text>, "
+     "started_at timestamp, finished_at timestamp, exception_message text, "
+     "exception_stacktrace text, requested_ranges set<text>, successful_ranges set<text>, "
+     "options map<text, text>",
+     NULL},
+    {"system_distributed", "view_build_status", "Materialized View build status",
+     "keyspace_name view_name", "host_id",
+     "keyspace_name text, view_name text, host_id uuid, status text",
+     NULL},
+    /* The virtual keyspace drivers of 4.0 and later read for virtual tables' metadata. */
+    {"system_virtual_schema", "keyspaces", "virtual keyspace definitions", "keyspace_name", "",
+     "keyspace_name text",
+     virtual_keyspaces_rows},
+    {"system_virtual_schema", "tables", "virtual table definitions", "keyspace_name",
+     "table_name",
+     "keyspace_name text, table_name text, comment text",
+     virtual_tables_rows},
+    {"system_virtual_schema", "columns", "virtual column definitions", "keyspace_name",
+     "table_name column_name",
+     "keyspace_name text, table_name text, column_name text, clustering_order text, "
+     "column_name_bytes blob, kind text, position int, type text",
+     virtual_columns_rows},
 };
 
 _Static_assert(ENG_ARRAY_LEN(SPECS) == N_SPECS, "N_SPECS counts the definitions");

@@ -42,6 +42,11 @@ def test_connects_with_schema_metadata_on_each_protocol_version(server, ks, vers
         assert cluster.protocol_version == version
         assert ks in cluster.metadata.keyspaces
         assert "system" in cluster.metadata.keyspaces
+        # the virtual keyspace 4.0+ drivers read, and the tables tools probe
+        virtual = cluster.metadata.keyspaces["system_virtual_schema"]
+        assert virtual.virtual and set(virtual.tables) == {"keyspaces", "tables", "columns"}
+        assert "repair_history" in cluster.metadata.keyspaces["system_distributed"].tables
+        assert session.execute("SELECT * FROM system.size_estimates").one() is None
         row = session.execute("SELECT release_version FROM system.local").one()
         assert row.release_version
     finally:
