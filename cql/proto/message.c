@@ -322,6 +322,23 @@ static void put_reason_map(eng_buf *out, int32_t n)
     }
 }
 
+/* <cl><required><alive> (UNAVAILABLE) or <cl><received><blockfor> (the others). */
+static void put_counts(eng_buf *out, const cql_proto_error *e)
+{
+    cql_proto_put_short(out, e->consistency);
+    cql_proto_put_int(out, e->required_or_received);
+    cql_proto_put_int(out, e->alive_or_block_for);
+}
+
+/* The failures of READ_FAILURE and WRITE_FAILURE: v4's <numfailures>, v5's <reasonmap>. */
+static void put_failures(eng_buf *out, uint8_t version, int32_t n)
+{
+    if (version >= 5)
+        put_reason_map(out, n);
+    else
+        cql_proto_put_int(out, n);
+}
+
 void cql_proto_put_error(eng_buf *out, uint8_t version, const cql_proto_error *e)
 {
     int32_t code = e->code;
@@ -340,32 +357,21 @@ void cql_proto_put_error(eng_buf *out, uint8_t version, const cql_proto_error *e
     const char *write_type = e->write_type ? e->write_type : "SIMPLE";
     switch (code) {
     case ERR_UNAVAILABLE:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
+        put_counts(out, e);
         break;
     case ERR_WRITE_TIMEOUT:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
+        put_counts(out, e);
         cql_proto_put_string(out, write_type);
         if (version >= 5 && strcmp(write_type, "CAS") == 0)
             cql_proto_put_short(out, (uint16_t)e->contentions);
         break;
     case ERR_READ_TIMEOUT:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
+        put_counts(out, e);
         cql_proto_put_byte(out, e->data_present);
         break;
     case ERR_READ_FAILURE:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
-        if (version >= 5)
-            put_reason_map(out, e->num_failures);
-        else
-            cql_proto_put_int(out, e->num_failures);
+        put_counts(out, e);
+        put_failures(out, version, e->num_failures);
         cql_proto_put_byte(out, e->data_present);
         break;
     case ERR_FUNCTION_FAILURE:
@@ -374,19 +380,12 @@ void cql_proto_put_error(eng_buf *out, uint8_t version, const cql_proto_error *e
         cql_proto_put_string_list(out, e->arg_types, e->n_arg_types);
         break;
     case ERR_WRITE_FAILURE:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
-        if (version >= 5)
-            put_reason_map(out, e->num_failures);
-        else
-            cql_proto_put_int(out, e->num_failures);
+        put_counts(out, e);
+        put_failures(out, version, e->num_failures);
         cql_proto_put_string(out, write_type);
         break;
     case ERR_CAS_WRITE_UNKNOWN:
-        cql_proto_put_short(out, e->consistency);
-        cql_proto_put_int(out, e->required_or_received);
-        cql_proto_put_int(out, e->alive_or_block_for);
+        put_counts(out, e);
         break;
     case ERR_ALREADY_EXISTS:
         cql_proto_put_string(out, e->keyspace ? e->keyspace : "");
