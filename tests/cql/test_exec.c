@@ -17,30 +17,12 @@
 #include <pthread.h>
 
 #include "cql/cql.h"
+#include "exec_env.h"
 #include "harness.h"
 #include "render_cqlsh.h"
 
 /* ---- a database, a session, and a keyspace ---- */
 
-typedef struct env {
-    eng_db *db;
-    cql_session *s;
-} env;
-
-static void env_open(env *e)
-{
-    eng_err err;
-    eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
-    ASSERT_OK_ERR(eng_db_open_temp(&o, &e->db, &err), &err);
-    ASSERT_OK_ERR(cql_session_new(e->db, &e->s, &err), &err);
-}
-
-static void env_close(env *e)
-{
-    cql_session_free(e->s);
-    eng_db_close(e->db);
-}
 
 /* ---- bound values, native serialization, in a fixed buffer ---- */
 

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "cql/cql.h"
+#include "exec_env.h"
 #include "harness.h"
 
 /* ---- counting every allocation of the engine ---- */
@@ -59,38 +60,12 @@ static void count_allocations(void)
 
 /* ---- a database and a session ---- */
 
-typedef struct env {
-    eng_db *db;
-    cql_session *s;
-} env;
-
-static void env_open(env *e)
-{
-    eng_err err;
-    eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
-    ASSERT_OK_ERR(eng_db_open_temp(&o, &e->db, &err), &err);
-    ASSERT_OK_ERR(cql_session_new(e->db, &e->s, &err), &err);
-}
-
-static void env_close(env *e)
-{
-    cql_session_free(e->s);
-    eng_db_close(e->db);
-}
-
-static void run(env *e, const char *cql)
-{
-    eng_err err;
-    eng_err_clear(&err);
-    ASSERT_OK_ERR(cql_query(e->s, cql, strlen(cql), NULL, NULL, &err), &err);
-}
 
 static void runf(env *e, const char *fmt, int a, int b)
 {
     char q[256];
     snprintf(q, sizeof q, fmt, a, b);
-    run(e, q);
+    env_run(e, q);
 }
 
 static cql_prepared *prepare(env *e, const char *cql)
@@ -113,9 +88,9 @@ static eng_schema *current(env *e)
 
 static void keyspace(env *e)
 {
-    run(e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+    env_run(e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
            "'replication_factor': 1}");
-    run(e, "USE ks");
+    env_run(e, "USE ks");
 }
 
 /*
@@ -124,7 +99,7 @@ static void keyspace(env *e)
  */
 static void nested_chain(env *e, int n, long long bound)
 {
-    run(e, "CREATE TYPE t1 (a int)");
+    env_run(e, "CREATE TYPE t1 (a int)");
     for (int i = 2; i <= n; i++) {
         runf(e, "CREATE TYPE t%d (a frozen<t%d>)", i, i - 1);
         if (atomic_load(&live_bytes) > bound)
@@ -179,7 +154,7 @@ TEST(a_schema_change_shares_every_user_type_it_does_not_change)
     keyspace(&e);
     nested_chain(&e, 50, 1LL << 62);
     eng_schema *before = current(&e);
-    run(&e, "CREATE TABLE other (k int PRIMARY KEY)");
+    env_run(&e, "CREATE TABLE other (k int PRIMARY KEY)");
     eng_schema *after = current(&e);
     ASSERT(after != before);
     for (int i = 1; i <= 50; i++) {
@@ -201,9 +176,9 @@ TEST(altering_a_nested_type_rebuilds_every_type_that_uses_it)
     env_open(&e);
     keyspace(&e);
     nested_chain(&e, 3, 1LL << 62);
-    run(&e, "CREATE TYPE lone (x int)");
+    env_run(&e, "CREATE TYPE lone (x int)");
     eng_schema *before = current(&e);
-    run(&e, "ALTER TYPE t1 ADD b text");
+    env_run(&e, "ALTER TYPE t1 ADD b text");
     eng_schema *after = current(&e);
     for (int i = 1; i <= 3; i++) {
         char name[16];
@@ -220,7 +195,7 @@ TEST(altering_a_nested_type_rebuilds_every_type_that_uses_it)
     eng_schema_unref(before);
     eng_schema_unref(after);
     /* and values of the new shape are written and read through all three levels */
-    run(&e, "INSERT INTO t (k, v) VALUES (1, {a: {a: {a: 7, b: 'new'}}})");
+    env_run(&e, "INSERT INTO t (k, v) VALUES (1, {a: {a: {a: 7, b: 'new'}}})");
     eng_err err;
     eng_err_clear(&err);
     cql_result *r = NULL;
@@ -236,11 +211,11 @@ TEST(a_cached_plan_does_not_keep_an_old_snapshot_alive)
     env e;
     env_open(&e);
     keyspace(&e);
-    run(&e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    env_run(&e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
     cql_prepared_unref(prepare(&e, "SELECT v FROM t WHERE k = ?")); /* only the cache holds it */
     eng_schema *old = current(&e);
     ASSERT(atomic_load(&old->refs) > 2); /* ours, the database's, the cached plans' */
-    run(&e, "ALTER TABLE t ADD w int");
+    env_run(&e, "ALTER TABLE t ADD w int");
     cql_prepared_unref(prepare(&e, "SELECT w FROM t WHERE k = ?")); /* sees the change */
     ASSERT_EQ(atomic_load(&old->refs), 1); /* ours alone */
     eng_schema_unref(old);
@@ -252,10 +227,10 @@ TEST(a_statement_still_held_keeps_its_plan_until_executed_again)
     env e;
     env_open(&e);
     keyspace(&e);
-    run(&e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    env_run(&e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
     cql_prepared *held = prepare(&e, "SELECT v FROM t WHERE k = ?");
     const cql_column_spec *spec = cql_prepared_bind(held, 0);
-    run(&e, "ALTER TABLE t ADD w int");
+    env_run(&e, "ALTER TABLE t ADD w int");
     cql_prepared_unref(prepare(&e, "SELECT w FROM t WHERE k = ?"));
     /* cql.h: the specs stay valid until the statement is analyzed again */
     ASSERT(cql_prepared_bind(held, 0) == spec);

@@ -9,42 +9,17 @@
 #include <unistd.h>
 
 #include "cql/cql.h"
+#include "exec_env.h"
 #include "harness.h"
 
 
-typedef struct env {
-    eng_db *db;
-    cql_session *s;
-} env;
-
-static void env_open(env *e)
-{
-    eng_err err;
-    eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
-    ASSERT_OK_ERR(eng_db_open_temp(&o, &e->db, &err), &err);
-    ASSERT_OK_ERR(cql_session_new(e->db, &e->s, &err), &err);
-}
-
-static void env_close(env *e)
-{
-    cql_session_free(e->s);
-    eng_db_close(e->db);
-}
-
-static void run(env *e, const char *cql)
-{
-    eng_err err;
-    eng_err_clear(&err);
-    ASSERT_OK_ERR(cql_query(e->s, cql, strlen(cql), NULL, NULL, &err), &err);
-}
 
 static void schema(env *e)
 {
-    run(e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+    env_run(e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
            "'replication_factor': 1}");
-    run(e, "USE ks");
-    run(e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    env_run(e, "USE ks");
+    env_run(e, "CREATE TABLE t (k int PRIMARY KEY, v int)");
 }
 
 static cql_prepared *prepare(env *e, const char *cql)
@@ -230,7 +205,7 @@ TEST(simple_statements_stay_in_their_small_class)
     for (int i = 0; i < 20000; i++) {
         char q[64];
         snprintf(q, sizeof q, "SELECT v FROM t WHERE k = %d", i);
-        run(&e, q);
+        env_run(&e, q);
     }
     cql_cache_info info;
     cql_cache_stats(e.db, &info);
@@ -247,7 +222,7 @@ TEST(preparing_a_simple_statement_moves_it_to_the_prepared_class)
     env e;
     env_open(&e);
     schema(&e);
-    run(&e, "SELECT v FROM t WHERE k = 3");
+    env_run(&e, "SELECT v FROM t WHERE k = 3");
     cql_cache_info info;
     cql_cache_stats(e.db, &info);
     size_t simple = info.simple;
@@ -304,7 +279,7 @@ TEST(memory_stays_flat_across_a_million_distinct_statements)
         char q[80];
         snprintf(q, sizeof q, "INSERT INTO t (k, v) VALUES (%d, %d)", i % 1000, i);
         if (i % 2) {
-            run(&e, q);
+            env_run(&e, q);
         } else {
             cql_prepared *p = prepare(&e, q);
             cql_prepared_unref(p);

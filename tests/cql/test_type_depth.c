@@ -12,30 +12,16 @@
 #include <stdatomic.h>
 
 #include "cql/cql.h"
+#include "exec_env.h"
 #include "harness.h"
 
-typedef struct env {
-    eng_db *db;
-    cql_session *s;
-} env;
-
-static void env_open(env *e)
+/* The fixture, with keyspace ks in use. */
+static void env_open_ks(env *e)
 {
-    eng_err err;
-    eng_err_clear(&err);
-    eng_db_options o = {ENG_DURABLE_NONE, 0, 0, 0, 0};
-    ASSERT_OK_ERR(eng_db_open_temp(&o, &e->db, &err), &err);
-    ASSERT_OK_ERR(cql_session_new(e->db, &e->s, &err), &err);
-    const char *ks = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
-                     "'replication_factor': 1}";
-    ASSERT_OK_ERR(cql_query(e->s, ks, strlen(ks), NULL, NULL, &err), &err);
-    ASSERT_OK_ERR(cql_query(e->s, "USE ks", 6, NULL, NULL, &err), &err);
-}
-
-static void env_close(env *e)
-{
-    cql_session_free(e->s);
-    eng_db_close(e->db);
+    env_open(e);
+    env_run(e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+               "'replication_factor': 1}");
+    env_run(e, "USE ks");
 }
 
 /* Runs cql; its result (NULL when out is NULL) and 0, or the error in *err. */
@@ -110,7 +96,7 @@ TEST(a_value_nested_1000_user_types_deep_is_stored_read_and_its_column_dropped)
 {
     enum { N = 1000 };
     env e;
-    env_open(&e);
+    env_open_ks(&e);
     chain(&e, N);
     runf(&e, "CREATE TABLE t (k int PRIMARY KEY, v frozen<t%d>, w int)", N, 0);
 
@@ -201,7 +187,7 @@ TEST(a_type_nesting_deeper_than_the_limit_is_refused_naming_what_would)
 {
     ASSERT_EQ(ENG_MAX_TYPE_DEPTH, 2048);
     env e;
-    env_open(&e);
+    env_open_ks(&e);
     deepest_types(&e);
     run(&e, "CREATE TABLE t (k int PRIMARY KEY, v frozen<u23>)");
     /* a value of the deepest type, in and out as JSON (a row object around it: one more level) */
@@ -245,7 +231,7 @@ TEST(a_type_using_another_twice_per_level_costs_what_its_declarations_do)
     /* 40 levels: 2^40 ints written out. Any walk of it written out would not end within the
        test's time, any copy of it not within memory. */
     env e;
-    env_open(&e);
+    env_open_ks(&e);
     doubling_types(&e, 40);
     run(&e, "CREATE TABLE t (k int, c frozen<d40>, v frozen<d40>, PRIMARY KEY (k, c))");
     run(&e, "INSERT INTO t (k, c, v) VALUES (1, {a: null, b: null}, {a: {a: null, b: null}})");
@@ -269,7 +255,7 @@ TEST(a_type_using_another_twice_per_level_costs_what_its_declarations_do)
 TEST(a_column_of_a_type_doubling_per_level_is_dropped_while_its_record_stays_small)
 {
     env e;
-    env_open(&e);
+    env_open_ks(&e);
     doubling_types(&e, 16);
     run(&e, "CREATE TABLE t (k int PRIMARY KEY, v frozen<d15>, w frozen<d16>)");
     run(&e, "ALTER TABLE t DROP v"); /* 65,535 descriptors written out */
