@@ -263,18 +263,26 @@ static void on_flush(uv_check_t *h)
     }
 }
 
-/* Wraps one frame as a connection in its framing wants it: alone, or in v5 segments. */
-static int frame_for(conn *c, eng_buf *frame, eng_buf *wire)
+/*
+ * A finished frame as the connection's framing sends it, into *wire (which it replaces),
+ * taking over frame's memory: the frame itself, or v5 segments holding it. 0 or ENG_E_NOMEM.
+ */
+static int to_wire(eng_buf *frame, int segments, int lz4, eng_buf *wire)
 {
-    if (!c->segments) {
+    eng_buf_free(wire);
+    if (!segments) {
         *wire = *frame;
         *frame = (eng_buf)ENG_BUF_INIT;
         return 0;
     }
-    int rc = cql_proto_segments_put(wire, frame->p, frame->len,
-                                    c->compression == CQL_PROTO_COMPRESS_LZ4);
+    int rc = cql_proto_segments_put(wire, frame->p, frame->len, lz4);
     eng_buf_free(frame);
     return rc;
+}
+
+static int frame_for(conn *c, eng_buf *frame, eng_buf *wire)
+{
+    return to_wire(frame, c->segments, c->compression == CQL_PROTO_COMPRESS_LZ4, wire);
 }
 
 /* Sends an ERROR on stream with message msg; fatal ones close the connection once written. */
@@ -326,12 +334,8 @@ static void respond_error(request *r, const eng_err *err, const eng_val *unprepa
     size_t at = cql_proto_frame_begin(&frame, r->h.version, r->h.stream, CQL_PROTO_ERROR, NULL, 0);
     cql_proto_put_error(&frame, r->h.version, &pe);
     eng_buf_reset(&r->out);
-    if (cql_proto_frame_end(&frame, at, r->compression) == 0) {
-        if (r->segments)
-            cql_proto_segments_put(&r->out, frame.p, frame.len, r->lz4);
-        else
-            eng_buf_put(&r->out, frame.p, frame.len);
-    }
+    if (cql_proto_frame_end(&frame, at, r->compression) == 0)
+        to_wire(&frame, r->segments, r->lz4, &r->out);
     eng_buf_free(&frame);
 }
 
@@ -341,21 +345,15 @@ static void respond_result(request *r, const cql_result *res, const cql_proto_ro
     size_t at = cql_proto_frame_begin(&frame, r->h.version, r->h.stream, CQL_PROTO_RESULT,
                                       res->warnings, res->n_warnings);
     cql_proto_put_result(&frame, r->h.version, res, o);
-    eng_buf_reset(&r->out);
     if (cql_proto_frame_end(&frame, at, r->compression) == 0) {
-        if (r->segments)
-            cql_proto_segments_put(&r->out, frame.p, frame.len, r->lz4);
-        else
-            eng_buf_put(&r->out, frame.p, frame.len);
-    } else {
-        eng_err e;
-        eng_err_clear(&e);
-        eng_errorf(&e, ENG_E_SERVER, "the response is too large for the protocol");
-        eng_buf_free(&frame);
-        respond_error(r, &e, NULL);
+        to_wire(&frame, r->segments, r->lz4, &r->out);
         return;
     }
     eng_buf_free(&frame);
+    eng_err e;
+    eng_err_clear(&e);
+    eng_errorf(&e, ENG_E_SERVER, "the response is too large for the protocol");
+    respond_error(r, &e, NULL);
 }
 
 static void push_done(request *r)
