@@ -116,6 +116,9 @@ enum cql_stmt_kind {
     CQL_S_CREATE_TABLE, CQL_S_ALTER_TABLE, CQL_S_DROP_TABLE, CQL_S_TRUNCATE,
     CQL_S_CREATE_TYPE, CQL_S_ALTER_TYPE, CQL_S_DROP_TYPE,
     CQL_S_INSERT, CQL_S_UPDATE, CQL_S_DELETE, CQL_S_BATCH, CQL_S_SELECT,
+    CQL_S_CREATE_ROLE, CQL_S_ALTER_ROLE, CQL_S_DROP_ROLE, CQL_S_LIST_ROLES, CQL_S_LIST_USERS,
+    CQL_S_GRANT_ROLE, CQL_S_REVOKE_ROLE,
+    CQL_S_GRANT_PERMISSIONS, CQL_S_REVOKE_PERMISSIONS, CQL_S_LIST_PERMISSIONS,
 };
 
 /* WITH options: name = term (maps as CQL_T_MAP, numbers, strings, booleans). */
@@ -299,6 +302,60 @@ typedef struct cql_select {
     int allow_filtering;
 } cql_select;
 
+/* Permissions (Cassandra's auth/Permission), one bit each, in Cassandra's order. */
+enum cql_permission {
+    CQL_PERM_CREATE = 1 << 0,
+    CQL_PERM_ALTER = 1 << 1,
+    CQL_PERM_DROP = 1 << 2,
+    CQL_PERM_SELECT = 1 << 3,
+    CQL_PERM_MODIFY = 1 << 4,
+    CQL_PERM_AUTHORIZE = 1 << 5,
+    CQL_PERM_DESCRIBE = 1 << 6,
+    CQL_PERM_EXECUTE = 1 << 7,
+    CQL_PERM_UNMASK = 1 << 8,
+    CQL_PERM_SELECT_MASKED = 1 << 9,
+};
+#define CQL_N_PERMISSIONS 10
+
+/* A resource of GRANT, REVOKE and LIST PERMISSIONS. */
+enum cql_resource_kind {
+    CQL_RES_ALL_KEYSPACES = 1, /* ALL KEYSPACES */
+    CQL_RES_KEYSPACE,          /* KEYSPACE ks */
+    CQL_RES_TABLE,             /* [TABLE] [ks.]t */
+    CQL_RES_ALL_ROLES,         /* ALL ROLES */
+    CQL_RES_ROLE,              /* ROLE r */
+    CQL_RES_ALL_FUNCTIONS,     /* ALL FUNCTIONS */
+    CQL_RES_KS_FUNCTIONS,      /* ALL FUNCTIONS IN KEYSPACE ks */
+    CQL_RES_ALL_MBEANS,        /* ALL MBEANS */
+    CQL_RES_MBEAN,             /* MBEAN 'name' / MBEANS 'pattern' */
+};
+
+typedef struct cql_resource {
+    int kind;              /* enum cql_resource_kind; 0: none given (LIST PERMISSIONS) */
+    const char *ks;        /* KEYSPACE, TABLE (NULL: the session's), KS_FUNCTIONS */
+    const char *name;      /* TABLE, ROLE, MBEAN */
+    int line, col;
+} cql_resource;
+
+/* Role and permission statements (CassandraRoleManager, CassandraAuthorizer). */
+typedef struct cql_role_stmt {
+    const char *role;      /* the role created, altered, dropped or granted; LIST: OF role or
+                              NULL. Unquoted names lower-cased, quoted and string names exact. */
+    const char *grantee;   /* GRANT / REVOKE: the role that gains or loses */
+    int if_flag;           /* IF NOT EXISTS / IF EXISTS */
+    int is_user;           /* the deprecated USER forms */
+    const char *password;  /* PASSWORD / HASHED PASSWORD = '...', else NULL */
+    size_t password_len;
+    int hashed;
+    int login, superuser;  /* 1 / 0, -1 when not given */
+    cql_term *options;     /* OPTIONS = {...}, else NULL */
+    int access_given;      /* ACCESS TO ... DATACENTERS */
+    unsigned perms;        /* enum cql_permission bits (ALL: every bit) */
+    int all_perms;         /* ALL [PERMISSIONS] */
+    cql_resource resource;
+    int norecursive;
+} cql_role_stmt;
+
 struct cql_stmt {
     int kind;              /* enum cql_stmt_kind */
     int line, col;
@@ -318,6 +375,7 @@ struct cql_stmt {
         cql_delete del;
         cql_batch batch;
         cql_select select;
+        cql_role_stmt role;
     } u;
 };
 

@@ -73,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Deeper nesting is refused: the parser recurses, and so do its consumers. */
 enum { MAX_DEPTH = 100 };
@@ -2792,6 +2793,331 @@ static int parse_select(parser *p, cql_select *s)
     return 0;
 }
 
+/* ---- roles and permissions ---- */
+
+/* userOrRoleName: a name (unquoted lower-cased) or a string literal (exact). */
+static const char *parse_role_name(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind == TK_QMARK) {
+        fail_text(p, ENG_E_SYNTAX, "Bind variables cannot be used for role names");
+        return NULL;
+    }
+    if (t->kind == TK_STRING) {
+        advance(p);
+        return t->text;
+    }
+    return take_name(p, NC_IDENT);
+}
+
+/* username of the USER forms: an identifier or a string, both kept as written; a quoted name
+   is refused by name. */
+static const char *parse_user_name(parser *p)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind == TK_QNAME) {
+        fail_text(p, ENG_E_SYNTAX,
+                  "Quoted strings are are not supported for user names and USER is deprecated, "
+                  "please use ROLE");
+        return NULL;
+    }
+    if (t->kind == TK_IDENT && is_name(t, NC_IDENT)) {
+        const char *s = dup_str(p, p->src + t->off, t->len);
+        if (s)
+            advance(p);
+        return s;
+    }
+    return parse_role_name(p);
+}
+
+static int role_option_once(parser *p, unsigned *seen, unsigned bit, const char *name)
+{
+    if (*seen & bit) {
+        fail_text(p, ENG_E_SYNTAX, "Multiple definition for property '%s'", name);
+        return -1;
+    }
+    *seen |= bit;
+    return 0;
+}
+
+static int parse_role_password(parser *p, cql_role_stmt *r)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind != TK_STRING) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    r->password = t->text;
+    r->password_len = t->text_len;
+    advance(p);
+    return 0;
+}
+
+static int parse_role_bool(parser *p, int *out)
+{
+    const tok *t = lt(p, 1);
+    if (t->kind != TK_BOOLEAN) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    *out = lower_ascii((unsigned char)p->src[t->off]) == 't';
+    advance(p);
+    return 0;
+}
+
+/* ACCESS TO ALL DATACENTERS | ACCESS TO DATACENTERS {'dc', ...} (one node: one datacenter). */
+static int parse_role_access(parser *p, cql_role_stmt *r)
+{
+    TRY(expect_kw(p, KW_TO));
+    r->access_given = 1;
+    if (accept_kw(p, KW_ALL))
+        return expect_kw(p, KW_DATACENTERS);
+    TRY(expect_kw(p, KW_DATACENTERS));
+    TRY(expect_p(p, '{'));
+    do {
+        if (lt(p, 1)->kind != TK_STRING) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        advance(p);
+    } while (accept_p(p, ','));
+    return expect_p(p, '}');
+}
+
+/* roleOptions: roleOption (AND roleOption)* */
+static int parse_role_options(parser *p, cql_role_stmt *r)
+{
+    unsigned seen = 0;
+    do {
+        const tok *t = lt(p, 1);
+        if (accept_kw(p, KW_PASSWORD) || (is_kw(t, KW_HASHED) && is_kw(lt(p, 2), KW_PASSWORD))) {
+            int hashed = is_kw(t, KW_HASHED);
+            if (hashed)
+                advance(p);
+            TRY(role_option_once(p, &seen, 1, hashed ? "HASHED_PASSWORD" : "PASSWORD"));
+            TRY(expect_p(p, '='));
+            TRY(parse_role_password(p, r));
+            r->hashed = hashed;
+        } else if (accept_kw(p, KW_SUPERUSER)) {
+            TRY(role_option_once(p, &seen, 2, "SUPERUSER"));
+            TRY(expect_p(p, '='));
+            TRY(parse_role_bool(p, &r->superuser));
+        } else if (accept_kw(p, KW_LOGIN)) {
+            TRY(role_option_once(p, &seen, 4, "LOGIN"));
+            TRY(expect_p(p, '='));
+            TRY(parse_role_bool(p, &r->login));
+        } else if (accept_kw(p, KW_OPTIONS)) {
+            TRY(role_option_once(p, &seen, 8, "OPTIONS"));
+            TRY(expect_p(p, '='));
+            if (!is_p(lt(p, 1), '{')) {
+                fail_noviable(p, 1);
+                return -1;
+            }
+            if (!(r->options = parse_collection(p)))
+                return -1;
+        } else if (accept_kw(p, KW_ACCESS)) {
+            TRY(parse_role_access(p, r));
+        } else {
+            fail_noviable(p, 1);
+            return -1;
+        }
+    } while (accept_kw(p, KW_AND));
+    return 0;
+}
+
+/* The USER forms' tail: [WITH [HASHED] PASSWORD 'x'] [SUPERUSER | NOSUPERUSER]. */
+static int parse_user_options(parser *p, cql_role_stmt *r)
+{
+    if (accept_kw(p, KW_WITH)) {
+        r->hashed = accept_kw(p, KW_HASHED);
+        TRY(expect_kw(p, KW_PASSWORD));
+        TRY(parse_role_password(p, r));
+    }
+    if (accept_kw(p, KW_SUPERUSER))
+        r->superuser = 1;
+    else if (accept_kw(p, KW_NOSUPERUSER))
+        r->superuser = 0;
+    return 0;
+}
+
+/* CREATE|ALTER|DROP ROLE|USER, after the verb. */
+static int parse_role_ddl(parser *p, cql_stmt *st, int verb)
+{
+    cql_role_stmt *r = &st->u.role;
+    r->login = r->superuser = -1;
+    r->is_user = is_kw(lt(p, 1), KW_USER);
+    advance(p);
+    st->kind = verb == KW_CREATE ? CQL_S_CREATE_ROLE
+               : verb == KW_ALTER ? CQL_S_ALTER_ROLE
+                                  : CQL_S_DROP_ROLE;
+    if (verb == KW_CREATE)
+        TRY(parse_if_not_exists(p, &r->if_flag));
+    else
+        TRY(parse_if_exists(p, &r->if_flag));
+    if (!(r->role = r->is_user ? parse_user_name(p) : parse_role_name(p)))
+        return -1;
+    if (verb == KW_DROP)
+        return 0;
+    if (r->is_user) {
+        if (verb == KW_CREATE)
+            r->login = 1; /* a user logs in */
+        return parse_user_options(p, r);
+    }
+    return accept_kw(p, KW_WITH) ? parse_role_options(p, r) : 0;
+}
+
+static const int permission_kws[CQL_N_PERMISSIONS] = {
+    KW_CREATE, KW_ALTER, KW_DROP, KW_SELECT, KW_MODIFY, KW_AUTHORIZE, KW_DESCRIBE, KW_EXECUTE,
+};
+
+static int permission_of(const parser *p, const tok *t)
+{
+    for (int i = 0; i < CQL_N_PERMISSIONS; i++)
+        if (permission_kws[i] && is_kw(t, permission_kws[i]))
+            return 1 << i;
+    /* UNMASK and SELECT_MASKED (5.0) are not keywords of 4.1's lexer */
+    if (t->kind == TK_IDENT && t->kw == KW_NONE) {
+        if (t->len == 6 && !strncasecmp(p->src + t->off, "unmask", 6))
+            return CQL_PERM_UNMASK;
+        if (t->len == 13 && !strncasecmp(p->src + t->off, "select_masked", 13))
+            return CQL_PERM_SELECT_MASKED;
+    }
+    return 0;
+}
+
+/* permissionOrAll: ALL [PERMISSIONS] | permission [PERMISSION] */
+static int parse_permissions(parser *p, cql_role_stmt *r)
+{
+    if (accept_kw(p, KW_ALL)) {
+        accept_kw(p, KW_PERMISSIONS);
+        r->all_perms = 1;
+        r->perms = (unsigned)CQL_PERM_EXECUTE * 2 - 1; /* CREATE..EXECUTE: 4.1's ALL */
+        return 0;
+    }
+    int perm = permission_of(p, lt(p, 1));
+    if (!perm) {
+        fail_noviable(p, 1);
+        return -1;
+    }
+    advance(p);
+    accept_kw(p, KW_PERMISSION);
+    r->perms = (unsigned)perm;
+    return 0;
+}
+
+/* resource: data, role, function or MBean resource. */
+static int parse_resource(parser *p, cql_resource *res)
+{
+    const tok *t = lt(p, 1);
+    set_pos(&res->line, &res->col, t);
+    if (accept_kw(p, KW_ALL)) {
+        if (accept_kw(p, KW_KEYSPACES)) {
+            res->kind = CQL_RES_ALL_KEYSPACES;
+        } else if (accept_kw(p, KW_ROLES)) {
+            res->kind = CQL_RES_ALL_ROLES;
+        } else if (accept_kw(p, KW_MBEANS)) {
+            res->kind = CQL_RES_ALL_MBEANS;
+        } else {
+            TRY(expect_kw(p, KW_FUNCTIONS));
+            res->kind = CQL_RES_ALL_FUNCTIONS;
+            if (accept_kw(p, KW_IN)) {
+                TRY(expect_kw(p, KW_KEYSPACE));
+                res->kind = CQL_RES_KS_FUNCTIONS;
+                if (!(res->ks = parse_keyspace_name(p)))
+                    return -1;
+            }
+        }
+        return 0;
+    }
+    if (accept_kw(p, KW_KEYSPACE)) {
+        res->kind = CQL_RES_KEYSPACE;
+        return (res->ks = parse_keyspace_name(p)) ? 0 : -1;
+    }
+    if (accept_kw(p, KW_ROLE)) {
+        res->kind = CQL_RES_ROLE;
+        return (res->name = parse_role_name(p)) ? 0 : -1;
+    }
+    if (is_kw(t, KW_MBEAN) || is_kw(t, KW_MBEANS)) {
+        advance(p);
+        const tok *name = lt(p, 1);
+        if (name->kind != TK_STRING) {
+            fail_noviable(p, 1);
+            return -1;
+        }
+        res->kind = CQL_RES_MBEAN;
+        res->name = name->text;
+        advance(p);
+        return 0;
+    }
+    if (is_kw(t, KW_FUNCTION)) {
+        defer_error(p, ENG_E_INVALID, "FUNCTION resources are not supported");
+        advance(p);
+        const char *ks = NULL, *name = NULL;
+        TRY(parse_function_name(p, &ks, &name));
+        TRY(expect_p(p, '('));
+        if (!is_p(lt(p, 1), ')'))
+            do
+                if (!parse_type(p))
+                    return -1;
+            while (accept_p(p, ','));
+        return expect_p(p, ')');
+    }
+    accept_kw(p, KW_COLUMNFAMILY);
+    cql_qname q = {0};
+    TRY(parse_table_name(p, &q));
+    res->kind = CQL_RES_TABLE;
+    res->ks = q.ks;
+    res->name = q.name;
+    return 0;
+}
+
+/* GRANT / REVOKE: permissions ON resource TO|FROM role, or role TO|FROM role. */
+static int parse_grant(parser *p, cql_stmt *st)
+{
+    cql_role_stmt *r = &st->u.role;
+    int grant = is_kw(lt(p, 1), KW_GRANT);
+    advance(p);
+    const tok *t1 = lt(p, 1), *t2 = lt(p, 2);
+    int perms = is_kw(t2, KW_ON) || is_kw(t2, KW_PERMISSION) || is_kw(t2, KW_PERMISSIONS) ||
+                (is_kw(t1, KW_ALL) && !is_kw(t2, KW_TO) && !is_kw(t2, KW_FROM)) ||
+                (permission_of(p, t1) && kw_info[t1->kw].cls == KR);
+    if (perms) {
+        st->kind = grant ? CQL_S_GRANT_PERMISSIONS : CQL_S_REVOKE_PERMISSIONS;
+        TRY(parse_permissions(p, r));
+        TRY(expect_kw(p, KW_ON));
+        TRY(parse_resource(p, &r->resource));
+    } else {
+        st->kind = grant ? CQL_S_GRANT_ROLE : CQL_S_REVOKE_ROLE;
+        if (!(r->role = parse_role_name(p)))
+            return -1;
+    }
+    TRY(expect_kw(p, grant ? KW_TO : KW_FROM));
+    return (r->grantee = parse_role_name(p)) ? 0 : -1;
+}
+
+/* LIST ROLES [OF r] [NORECURSIVE] | LIST USERS | LIST perms [ON res] [OF r] [NORECURSIVE] */
+static int parse_list(parser *p, cql_stmt *st)
+{
+    cql_role_stmt *r = &st->u.role;
+    advance(p);
+    if (accept_kw(p, KW_USERS)) {
+        st->kind = CQL_S_LIST_USERS;
+        return 0;
+    }
+    if (accept_kw(p, KW_ROLES)) {
+        st->kind = CQL_S_LIST_ROLES;
+    } else {
+        st->kind = CQL_S_LIST_PERMISSIONS;
+        TRY(parse_permissions(p, r));
+        if (accept_kw(p, KW_ON))
+            TRY(parse_resource(p, &r->resource));
+    }
+    if (accept_kw(p, KW_OF) && !(r->role = parse_role_name(p)))
+        return -1;
+    r->norecursive = accept_kw(p, KW_NORECURSIVE);
+    return 0;
+}
+
 /* ---- statements ---- */
 
 /* Statements Cassandra parses that ast.h has no node for. */
@@ -2806,21 +3132,12 @@ static const struct {
     {KW_CREATE, KW_FUNCTION, "CREATE FUNCTION"},
     {KW_CREATE, KW_AGGREGATE, "CREATE AGGREGATE"},
     {KW_CREATE, KW_OR, "CREATE OR REPLACE"},
-    {KW_CREATE, KW_USER, "CREATE USER"},
-    {KW_CREATE, KW_ROLE, "CREATE ROLE"},
     {KW_ALTER, KW_MATERIALIZED, "ALTER MATERIALIZED VIEW"},
-    {KW_ALTER, KW_USER, "ALTER USER"},
-    {KW_ALTER, KW_ROLE, "ALTER ROLE"},
     {KW_DROP, KW_INDEX, "DROP INDEX"},
     {KW_DROP, KW_MATERIALIZED, "DROP MATERIALIZED VIEW"},
     {KW_DROP, KW_TRIGGER, "DROP TRIGGER"},
     {KW_DROP, KW_FUNCTION, "DROP FUNCTION"},
     {KW_DROP, KW_AGGREGATE, "DROP AGGREGATE"},
-    {KW_DROP, KW_USER, "DROP USER"},
-    {KW_DROP, KW_ROLE, "DROP ROLE"},
-    {KW_GRANT, KW_NONE, "GRANT"},
-    {KW_REVOKE, KW_NONE, "REVOKE"},
-    {KW_LIST, KW_NONE, "LIST"},
     {KW_DESCRIBE, KW_NONE, "DESCRIBE"},
     {KW_DESC, KW_NONE, "DESCRIBE"},
 };
@@ -2859,7 +3176,16 @@ static int parse_statement(parser *p, cql_stmt *st)
     case KW_CREATE:
     case KW_ALTER:
     case KW_DROP:
+        if (is_kw(lt(p, 2), KW_ROLE) || is_kw(lt(p, 2), KW_USER)) {
+            advance(p);
+            return parse_role_ddl(p, st, kw);
+        }
         return parse_ddl(p, st);
+    case KW_GRANT:
+    case KW_REVOKE:
+        return parse_grant(p, st);
+    case KW_LIST:
+        return parse_list(p, st);
     default:
         fail_noviable(p, 1);
         return -1;

@@ -1341,9 +1341,42 @@ TEST(test_statements_outside_the_tree_are_invalid_not_syntax_errors)
     INVALID("CREATE MATERIALIZED VIEW v AS SELECT * FROM t",
             "CREATE MATERIALIZED VIEW statements are not supported");
     INVALID("DROP INDEX i", "DROP INDEX statements are not supported");
-    INVALID("GRANT SELECT ON t TO r", "GRANT statements are not supported");
+    INVALID("GRANT EXECUTE ON FUNCTION ks.f(int) TO r", "FUNCTION resources are not supported");
     INVALID("DESCRIBE KEYSPACES", "DESCRIBE statements are not supported");
     INVALID("ALTER TABLE t DROP COMPACT STORAGE", "DROP COMPACT STORAGE is not supported");
+    done();
+}
+
+/* Parser.g's role and permission statements (createRoleStatement ... listPermissionsStatement). */
+TEST(test_role_and_permission_statements_follow_cassandras_grammar)
+{
+    OK("CREATE ROLE IF NOT EXISTS r WITH PASSWORD = 'p' AND LOGIN = true AND SUPERUSER = false");
+    OK("CREATE ROLE 'Quoted Name' WITH ACCESS TO DATACENTERS {'dc1', 'dc2'}");
+    OK("CREATE USER 'u' WITH PASSWORD 'p' NOSUPERUSER");
+    OK("CREATE USER IF NOT EXISTS u WITH HASHED PASSWORD 'h' SUPERUSER");
+    OK("ALTER ROLE r WITH OPTIONS = {'a': 'b'} AND ACCESS TO ALL DATACENTERS");
+    OK("ALTER USER u WITH PASSWORD 'p'");
+    OK("DROP USER IF EXISTS u");
+    OK("DROP ROLE IF EXISTS \"R\"");
+    OK("LIST ROLES OF r NORECURSIVE");
+    OK("LIST USERS");
+    OK("GRANT ALL PERMISSIONS ON ALL KEYSPACES TO r");
+    OK("GRANT SELECT PERMISSION ON KEYSPACE ks TO r");
+    OK("REVOKE MODIFY ON TABLE ks.t FROM r");
+    OK("REVOKE ALTER ON t FROM r");
+    OK("GRANT EXECUTE ON ALL FUNCTIONS IN KEYSPACE ks TO r");
+    OK("GRANT DESCRIBE ON ALL MBEANS TO r");
+    OK("GRANT AUTHORIZE ON ROLE other TO r");
+    OK("GRANT r1 TO r2");
+    OK("REVOKE r1 FROM r2");
+    OK("LIST ALL OF r");
+    OK("LIST SELECT ON ks.t NORECURSIVE");
+    ERR("CREATE ROLE r WITH LOGIN = true AND LOGIN = false",
+        "Multiple definition for property 'LOGIN'");
+    ERR("CREATE USER \"u\"",
+        "Quoted strings are are not supported for user names and USER is deprecated, please "
+        "use ROLE");
+    ERR("CREATE ROLE ?", "Bind variables cannot be used for role names");
     done();
 }
 
@@ -1351,6 +1384,9 @@ TEST(test_statements_outside_the_tree_are_invalid_not_syntax_errors)
 
 static const char *const valid_statements[] = {
     "USE ks",
+    "CREATE ROLE IF NOT EXISTS r WITH PASSWORD = 'p' AND LOGIN = true AND OPTIONS = {'a': 'b'}",
+    "GRANT SELECT ON ks.t TO r",
+    "LIST ALL PERMISSIONS ON KEYSPACE ks OF r NORECURSIVE",
     "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', "
     "'replication_factor': 1} AND durable_writes = true",
     "ALTER KEYSPACE ks WITH durable_writes = false",
