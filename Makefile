@@ -23,9 +23,9 @@ VERSION  = 0.1.0
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
-PKGS     = lmdb libxxhash uuid liblz4 snappy zlib libuv openssl
+PKGS     = lmdb libxxhash uuid liblz4 snappy zlib libuv openssl libxcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid -llz4 -lsnappy -lz -luv -lssl -lcrypto)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -llmdb -lxxhash -luuid -llz4 -lsnappy -lz -luv -lssl -lcrypto -lcrypt)
 
 ifeq ($(MODE),asan)
 OPT      = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

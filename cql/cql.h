@@ -45,6 +45,30 @@ eng_db *cql_session_db(const cql_session *s);
  */
 int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err);
 
+/* ---- authentication and authorization (auth.c) ---- */
+
+/*
+ * Makes db ready for PasswordAuthenticator: the tables of system_auth, and when no role exists
+ * the default superuser as Cassandra creates it (cassandra / cassandra, at timestamp 0).
+ * Threads: any; call once before serving logins.
+ */
+int cql_auth_setup(eng_db *db, eng_err *err);
+/*
+ * Checks a login against system_auth.roles (bcrypt). 0, or ENG_E_BAD_CREDENTIALS with
+ * Cassandra's text ("Provided username %s and/or password are incorrect", "%s is not permitted
+ * to log in"). Slow by design (bcrypt, about 0.1 s): not for an I/O thread. Threads: any.
+ */
+int cql_auth_login(eng_db *db, const char *user, size_t user_len, const char *password,
+                   size_t password_len, eng_err *err);
+/*
+ * Enforces role's permissions on s from now on (a session a login succeeded for); NULL turns
+ * enforcement off (the default: the session acts as the system, as with Cassandra's
+ * AllowAllAuthenticator). 0 or ENG_E_NOMEM.
+ */
+int cql_session_login(cql_session *s, const char *role, eng_err *err);
+/* The role set by cql_session_login, or NULL. */
+const char *cql_session_user(const cql_session *s);
+
 /* ---- prepared statements ---- */
 
 /*

@@ -29,6 +29,14 @@ int cql_resolve_table(cql_analysis *a, const cql_qname *name, const eng_table **
     int rc = cql_resolve_keyspace(a, name->ks, &ks);
     if (rc)
         return rc;
+    /* system_auth's tables are stored ones (auth.c makes them); the others are served */
+    const eng_table *stored = !strcmp(ks, "system_auth")
+                                  ? eng_schema_table(a->schema, ks, name->name)
+                                  : NULL;
+    if (stored) {
+        *out = stored;
+        return 0;
+    }
     if (cql_systable_keyspace(ks)) {
         const eng_table *st = cql_systable(ks, name->name);
         if (!st)

@@ -18,12 +18,14 @@
 #include "cql/lang/ast.h"
 #include "cql/cql.h"
 
-typedef struct cql_cache cql_cache; /* prepared.c */
+typedef struct cql_cache cql_cache;           /* prepared.c */
+typedef struct cql_auth_state cql_auth_state; /* auth.c */
 
 struct cql_session {
     eng_db *db;
-    cql_cache *cache; /* the database's statement cache */
-    char *keyspace;   /* current keyspace (USE), or NULL */
+    cql_cache *cache;     /* the database's statement cache */
+    char *keyspace;       /* current keyspace (USE), or NULL */
+    cql_auth_state *auth; /* the logged-in role whose permissions are enforced, or NULL */
 };
 
 /* The analysis of a statement against one schema snapshot. */
@@ -181,6 +183,18 @@ int cql_exec_batch(cql_session *s, int kind, cql_prepared **stmts, cql_plan **pl
 int cql_exec_batch_stmt(cql_exec *x);
 int cql_analyze_select(cql_analysis *a);
 int cql_exec_select(cql_exec *x);
+
+/* Role and permission statements (auth.c). */
+int cql_analyze_role_stmt(cql_analysis *a);
+int cql_exec_role_stmt(cql_exec *x);
+/* The permissions a statement needs (its authorize()), checked before it runs: the schema of
+   the replicated system keyspaces is protected on every session; the rest only on a session
+   that logged in. */
+int cql_auth_authorize(cql_session *s, const cql_prepared *p, eng_err *err);
+/* After a schema statement succeeded: the creator's grants on what it created, and no grant
+   left on what it dropped (AuthSchemaChangeListener). Failures here do not fail the statement. */
+void cql_auth_schema_changed(cql_session *s, const cql_stmt *st, const cql_result *r);
+void cql_auth_state_free(cql_auth_state *a);
 
 /* The prepared statement's plan for db's current schema (referenced; cql_plan_release). */
 int cql_plan_for(cql_prepared *p, eng_db *db, cql_plan **out, eng_err *err);

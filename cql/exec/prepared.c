@@ -126,6 +126,7 @@ static const cql_stmt_ops modification_ops = {cql_analyze_modification, cql_exec
 static const cql_stmt_ops batch_ops = {cql_analyze_batch, cql_exec_batch_stmt};
 static const cql_stmt_ops select_ops = {cql_analyze_select, cql_exec_select};
 static const cql_stmt_ops schema_ops = {cql_analyze_schema_stmt, cql_exec_schema_stmt};
+static const cql_stmt_ops role_ops = {cql_analyze_role_stmt, cql_exec_role_stmt};
 
 static const cql_stmt_ops *const stmt_ops[] = {
     [CQL_S_USE] = &schema_ops,           [CQL_S_CREATE_KEYSPACE] = &schema_ops,
@@ -136,6 +137,11 @@ static const cql_stmt_ops *const stmt_ops[] = {
     [CQL_S_DROP_TYPE] = &schema_ops,     [CQL_S_INSERT] = &modification_ops,
     [CQL_S_UPDATE] = &modification_ops,  [CQL_S_DELETE] = &modification_ops,
     [CQL_S_BATCH] = &batch_ops,          [CQL_S_SELECT] = &select_ops,
+    [CQL_S_CREATE_ROLE] = &role_ops,     [CQL_S_ALTER_ROLE] = &role_ops,
+    [CQL_S_DROP_ROLE] = &role_ops,       [CQL_S_LIST_ROLES] = &role_ops,
+    [CQL_S_LIST_USERS] = &role_ops,      [CQL_S_GRANT_ROLE] = &role_ops,
+    [CQL_S_REVOKE_ROLE] = &role_ops,     [CQL_S_GRANT_PERMISSIONS] = &role_ops,
+    [CQL_S_REVOKE_PERMISSIONS] = &role_ops, [CQL_S_LIST_PERMISSIONS] = &role_ops,
 };
 
 const cql_stmt_ops *cql_stmt_ops_of(const cql_stmt *s)

@@ -1179,7 +1179,7 @@ int cql_exec_select(cql_exec *x)
     }
     q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
     run.limit = sp->group_n ? limit : 0;
-    if (sp->aggregate && !r->has_pk && !cql_systable_keyspace(t->ks))
+    if (sp->aggregate && !r->has_pk && !cql_systable_served(t))
         res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
     else if (sp->aggregate && r->has_pk && q.n_keys > 1)
         res->warnings[res->n_warnings++] =
@@ -1194,7 +1194,7 @@ int cql_exec_select(cql_exec *x)
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
     cql_systable_ctx sys = {x->plan->schema, x->session->db};
-    if (cql_systable_keyspace(t->ks)) {
+    if (cql_systable_served(t)) {
         q.vtable = cql_systable_fill;
         q.vtable_ctx = &sys;
     }

@@ -32,6 +32,7 @@ void cql_session_free(cql_session *s)
     if (!s)
         return;
     eng_free(s->keyspace);
+    cql_auth_state_free(s->auth);
     eng_free(s);
 }
 
@@ -118,11 +119,15 @@ static int run(cql_session *s, cql_prepared *p, const cql_exec_options *o, cql_r
     x.err = err;
     eng_arena_init(&x.arena, 4096);
     int rc = cql_plan_for(p, s->db, &x.plan, err);
+    if (!rc)
+        rc = cql_auth_authorize(s, p, err);
     if (!rc) {
         x.result = cql_result_new(CQL_RESULT_VOID);
         rc = x.result ? cql_stmt_ops_of(p->stmt)->exec(&x)
                       : eng_errorf(err, ENG_E_NOMEM, "out of memory");
     }
+    if (!rc && x.result->kind == CQL_RESULT_SCHEMA_CHANGE)
+        cql_auth_schema_changed(s, p->stmt, x.result);
     if (!rc && cql_result_finish(x.result))
         rc = eng_errorf(err, ENG_E_NOMEM, "out of memory building a result");
     if (x.result) {
@@ -210,7 +215,8 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
         if ((rc = check_values(stmts[i], &options[i], err)))
             break;
         cql_cache_touch(s, stmts[i]);
-        rc = cql_plan_for(stmts[i], s->db, &plans[i], err);
+        if (!(rc = cql_plan_for(stmts[i], s->db, &plans[i], err)))
+            rc = cql_auth_authorize(s, stmts[i], err);
     }
     cql_result *r = NULL;
     if (!rc)

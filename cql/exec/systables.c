@@ -77,6 +77,11 @@ static const sys_keyspace SYS_KEYSPACES[] = {
 #define COMPACTION "org.apache.cassandra.db.compaction."
 #define COMPRESSOR "org.apache.cassandra.io.compress."
 
+int cql_systable_served(const eng_table *t)
+{
+    return t && cql_systable(t->ks, t->name) == t;
+}
+
 int cql_systable_keyspace(const char *ks)
 {
     for (size_t i = 0; ks && i < ENG_ARRAY_LEN(SYS_KEYSPACES); i++)
@@ -769,7 +774,8 @@ static void each_table(scan *sc, void (*fn)(scan *, const eng_table *))
         if (!is_virtual(&reg->tables[i]))
             fn(sc, &reg->tables[i]);
     for (uint32_t i = 0; sc->s && i < sc->s->n_tables; i++)
-        if (!cql_systable_keyspace(sc->s->tables[i].ks))
+        if (!cql_systable_keyspace(sc->s->tables[i].ks) ||
+            !strcmp(sc->s->tables[i].ks, "system_auth")) /* stored: roles and permissions */
             fn(sc, &sc->s->tables[i]);
 }
 

@@ -43,6 +43,9 @@ const eng_table *cql_systable(const char *ks, const char *name);
  */
 int cql_systable_keyspace(const char *ks);
 
+/* 1 when t is one of the descriptors cql_systable serves (not a stored table). */
+int cql_systable_served(const eng_table *t);
+
 /* What the provider describes: the snapshot (NULL: only the system keyspaces) and the database
    (may be NULL) whose clock and directory system.local reports. */
 typedef struct cql_systable_ctx {

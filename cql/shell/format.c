@@ -298,6 +298,20 @@ void cql_format_page(const CassResult *r, int with_header, eng_buf *out)
     eng_free(pg.widths);
 }
 
+void cql_format_empty_page(const char *const *names, size_t n, eng_buf *out)
+{
+    eng_buf_put_u8(out, ' ');
+    for (size_t i = 0; i < n; i++)
+        eng_buf_printf(out, i + 1 < n ? "%s | " : "%s", names[i]);
+    eng_buf_put_str(out, "\n-");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            eng_buf_put_str(out, "-+-");
+        put_repeat(out, '-', strlen(names[i]));
+    }
+    eng_buf_put_str(out, "-\n\n");
+}
+
 void cql_format_row_count(uint64_t n_rows, eng_buf *out)
 {
     eng_buf_printf(out, "\n(%llu rows)\n", (unsigned long long)n_rows);

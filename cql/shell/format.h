@@ -38,6 +38,10 @@ void cql_format_result(const CassResult *r, int lwt, eng_buf *out);
  */
 void cql_format_page(const CassResult *r, int with_header, eng_buf *out);
 
+/* A page without rows under the given column names (ASCII): the header, the separator and an
+   empty line, as cqlsh prints a result with no columns against a table's metadata. */
+void cql_format_empty_page(const char *const *names, size_t n, eng_buf *out);
+
 /* The end of a SELECT: an empty line and "(N rows)". */
 void cql_format_row_count(uint64_t n_rows, eng_buf *out);
 

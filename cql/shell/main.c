@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,9 +217,20 @@ static void run_cql(shell *sh, const char *text, size_t len, const char *word, i
     }
     const CassResult *r = execute(sh, st, line);
     int ok = r != NULL;
-    /* cqlsh: a statement starting with "select" prints its table; any other that
-       returns rows (INSERT/UPDATE/DELETE/BATCH ... IF) prints the [applied] form */
-    if (r && strcmp(word, "select") == 0) {
+    /* cqlsh: a statement starting with "select" or "list" prints its table (LIST against
+       system_auth's tables: an empty one prints their columns); any other that returns rows
+       (INSERT/UPDATE/DELETE/BATCH ... IF) prints the [applied] form */
+    if (r && strcmp(word, "list") == 0 && cass_result_column_count(r) == 0) {
+        static const char *const roles[] = {"role", "can_login", "is_superuser", "member_of",
+                                            "salted_hash"};
+        static const char *const perms[] = {"role", "resource", "permissions"};
+        int of_roles = len >= 10 && (!strncasecmp(text, "list users", 10) ||
+                                     !strncasecmp(text, "list roles", 10));
+        eng_buf_put_u8(&sh->out, '\n');
+        cql_format_empty_page(of_roles ? roles : perms, of_roles ? 5 : 3, &sh->out);
+        cql_format_row_count(0, &sh->out);
+        cass_result_free(r);
+    } else if (r && (strcmp(word, "select") == 0 || strcmp(word, "list") == 0)) {
         ok = print_select(sh, st, r, line) == 0;
     } else if (r) {
         cql_format_result(r, 1, &sh->out);
@@ -417,7 +429,9 @@ static void help(void)
           "choose where; --max-connections N, --max-frame-size BYTES and\n"
           "--max-inflight N (requests running per connection) bound what clients may\n"
           "take; --tls-cert PEM (and --tls-key PEM) make clients speak TLS, and\n"
-          "--tls-client-ca PEM (with --tls-require-client-cert) checks theirs. It\n"
+          "--tls-client-ca PEM (with --tls-require-client-cert) checks theirs; --auth\n"
+          "makes clients log in with a role (PasswordAuthenticator; the first start\n"
+          "creates the superuser cassandra, password cassandra) and enforces GRANTs. It\n"
           "prints the address once listening and stops cleanly on SIGTERM or SIGINT.\n"
           "\n"
           "Environment:\n"
