@@ -423,6 +423,35 @@ void cql_proto_put_token(eng_buf *out, const uint8_t *p, int32_t len)
     cql_proto_put_bytes(out, p, len);
 }
 
+int cql_proto_sasl_plain(eng_val token, eng_val *user, eng_val *password, eng_err *err)
+{
+    /* PasswordAuthenticator.decodeCredentials reads from the end: the last NUL ends the
+       authentication id, the one before the optional authorization id. */
+    const uint8_t *p = token.len > 0 ? token.p : NULL;
+    int32_t end = token.len > 0 ? token.len : 0;
+    int found = 0;
+    *user = *password = (eng_val){NULL, ENG_NULL};
+    for (int32_t i = end - 1; i >= 0; i--) {
+        if (p[i] != 0)
+            continue;
+        if (found == 0)
+            *password = (eng_val){p + i + 1, end - i - 1};
+        else if (found == 1)
+            *user = (eng_val){p + i + 1, end - i - 1};
+        else
+            return eng_errorf(err, ENG_E_BAD_CREDENTIALS,
+                              "Credential format error: username or password is empty or "
+                              "contains NUL(\\0) character");
+        found++;
+        end = i;
+    }
+    if (password->len <= 0)
+        return eng_errorf(err, ENG_E_BAD_CREDENTIALS, "Password must not be null");
+    if (user->len <= 0)
+        return eng_errorf(err, ENG_E_BAD_CREDENTIALS, "Authentication ID must not be null");
+    return 0;
+}
+
 /* ---- types ---- */
 
 /* The Java class a native type is known by to a client of a version older than the type. */

@@ -167,6 +167,12 @@ void cql_proto_put_supported(eng_buf *out, const char *cql_version);
 void cql_proto_put_authenticate(eng_buf *out, const char *authenticator);
 /* AUTH_CHALLENGE and AUTH_SUCCESS bodies: a [bytes] token (len -1: null). */
 void cql_proto_put_token(eng_buf *out, const uint8_t *p, int32_t len);
+/*
+ * The SASL PLAIN token of an AUTH_RESPONSE ([authzid] NUL authcid NUL password, RFC 4616), as
+ * PasswordAuthenticator decodes it: user and password point into token. 0, or
+ * ENG_E_BAD_CREDENTIALS with Cassandra's text for a malformed token.
+ */
+int cql_proto_sasl_plain(eng_val token, eng_val *user, eng_val *password, eng_err *err);
 
 /* [option] of a type, as DataType.fromType writes it for this version: in v3 the types
    newer than it (date, time, smallint, tinyint) and in v3/v4 duration go as custom types

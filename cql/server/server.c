@@ -50,7 +50,10 @@ struct conn {
     server *srv;
     conn *prev, *next;
     uint8_t version; /* 0 until the first frame fixes it */
-    int started;     /* READY sent */
+    int started;     /* READY or AUTH_SUCCESS sent: requests are served */
+    int authenticating; /* --auth: AUTHENTICATE sent, only AUTH_RESPONSE is taken */
+    int logging_in;     /* a login is being checked on a worker */
+    char *user;         /* --auth: the role logged in (owned) */
     int segments;    /* v5 framing in effect */
     cql_proto_compression compression;
     eng_buf in;      /* bytes read, not consumed yet */
@@ -78,6 +81,7 @@ typedef struct request {
     uint8_t *body; /* the frame's body, decompressed (owned) */
     size_t body_len;
     char *keyspace;    /* the connection's keyspace when dispatched (owned) */
+    char *user;        /* --auth: the connection's role when dispatched (owned) */
     int segments, lz4; /* how the response is framed */
     cql_proto_compression compression;
     eng_arena arena;
@@ -126,6 +130,7 @@ static void conn_unref(conn *c)
     eng_buf_free(&c->tls_out);
     cql_tls_conn_free(c->tls);
     free(c->keyspace);
+    free(c->user);
     free(c);
 }
 
@@ -285,6 +290,19 @@ static int frame_for(conn *c, eng_buf *frame, eng_buf *wire)
     return to_wire(frame, c->segments, c->compression == CQL_PROTO_COMPRESS_LZ4, wire);
 }
 
+/* Ends a frame the loop thread answers with (begun at `at`), framed and compressed as the
+   connection now speaks, and sends it. Frees frame. */
+static void send_frame(conn *c, eng_buf *frame, size_t at)
+{
+    eng_buf wire = ENG_BUF_INIT;
+    if (cql_proto_frame_end(frame, at, c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression) ==
+            0 &&
+        frame_for(c, frame, &wire) == 0)
+        conn_send(c, &wire);
+    eng_buf_free(frame);
+    eng_buf_free(&wire);
+}
+
 /* Sends an ERROR on stream with message msg; fatal ones close the connection once written. */
 static void send_error(conn *c, uint8_t version, int16_t stream, int eng_code, const char *msg,
                        int fatal)
@@ -316,6 +334,7 @@ static void request_free(request *r)
 {
     free(r->body);
     free(r->keyspace);
+    free(r->user);
     free(r->new_keyspace);
     eng_arena_free(&r->arena);
     eng_buf_free(&r->out);
@@ -438,6 +457,12 @@ static int request_session(request *r, const eng_val *ks_override, cql_session *
         if (rc)
             return rc;
         worker_generation = r->srv->generation;
+    }
+    /* --auth: the connection's role (the server without it: none, every statement allowed) */
+    if (r->srv->cfg.auth) {
+        int rc = cql_session_login(worker_session, r->user ? r->user : "", err);
+        if (rc)
+            return rc;
     }
     const char *ks = r->keyspace;
     size_t len = ks ? strlen(ks) : 0;
@@ -619,15 +644,10 @@ static void send_schema_events(server *s, const cql_result *change)
     for (conn *c = s->conns; c; c = c->next) {
         if (!(c->events & EVENT_SCHEMA) || c->closing || !c->started)
             continue;
-        eng_buf frame = ENG_BUF_INIT, wire = ENG_BUF_INIT;
+        eng_buf frame = ENG_BUF_INIT;
         size_t at = cql_proto_frame_begin(&frame, c->version, -1, CQL_PROTO_EVENT, NULL, 0);
         cql_proto_put_schema_change_event(&frame, change);
-        if (cql_proto_frame_end(&frame, at,
-                                c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression) == 0 &&
-            frame_for(c, &frame, &wire) == 0)
-            conn_send(c, &wire);
-        eng_buf_free(&frame);
-        eng_buf_free(&wire);
+        send_frame(c, &frame, at);
     }
 }
 
@@ -790,27 +810,28 @@ static void answer_startup(conn *c, const cql_proto_header *h, const cql_proto_r
         }
         c->compression = (cql_proto_compression)alg;
     }
-    /* READY goes out as a plain frame; compression and v5 segments start after it. */
+    /* READY (AUTHENTICATE with --auth) goes out as a plain frame; compression and v5 segments
+       start after it. */
     eng_buf frame = ENG_BUF_INIT;
-    size_t at = cql_proto_frame_begin(&frame, h->version, h->stream, CQL_PROTO_READY, NULL, 0);
+    int auth = c->srv->cfg.auth;
+    size_t at = cql_proto_frame_begin(&frame, h->version, h->stream,
+                                      auth ? CQL_PROTO_AUTHENTICATE : CQL_PROTO_READY, NULL, 0);
+    if (auth)
+        cql_proto_put_authenticate(&frame, "org.apache.cassandra.auth.PasswordAuthenticator");
     if (cql_proto_frame_end(&frame, at, CQL_PROTO_COMPRESS_NONE) == 0)
         conn_send(c, &frame);
     eng_buf_free(&frame);
-    c->started = 1;
+    c->started = !auth;
+    c->authenticating = auth;
     c->segments = h->version >= 5;
 }
 
 static void answer_options(conn *c, const cql_proto_header *h)
 {
-    eng_buf frame = ENG_BUF_INIT, wire = ENG_BUF_INIT;
+    eng_buf frame = ENG_BUF_INIT;
     size_t at = cql_proto_frame_begin(&frame, h->version, h->stream, CQL_PROTO_SUPPORTED, NULL, 0);
     cql_proto_put_supported(&frame, CQL_CQL_VERSION);
-    if (cql_proto_frame_end(&frame, at, c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression) ==
-            0 &&
-        frame_for(c, &frame, &wire) == 0)
-        conn_send(c, &wire);
-    eng_buf_free(&frame);
-    eng_buf_free(&wire);
+    send_frame(c, &frame, at);
 }
 
 static void answer_register(conn *c, const cql_proto_header *h, const cql_proto_request *m)
@@ -831,14 +852,103 @@ static void answer_register(conn *c, const cql_proto_header *h, const cql_proto_
             return;
         }
     }
-    eng_buf frame = ENG_BUF_INIT, wire = ENG_BUF_INIT;
+    eng_buf frame = ENG_BUF_INIT;
     size_t at = cql_proto_frame_begin(&frame, h->version, h->stream, CQL_PROTO_READY, NULL, 0);
-    if (cql_proto_frame_end(&frame, at, c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression) ==
-            0 &&
-        frame_for(c, &frame, &wire) == 0)
-        conn_send(c, &wire);
-    eng_buf_free(&frame);
-    eng_buf_free(&wire);
+    send_frame(c, &frame, at);
+}
+
+/* ---- --auth: a login checked on a worker (bcrypt is slow by design) ---- */
+
+typedef struct login {
+    uv_work_t work;
+    conn *c;
+    uint8_t version;
+    int16_t stream;
+    char *user, *password;
+    size_t user_len, password_len;
+    int rc;
+    eng_err err;
+} login;
+
+static void on_login(uv_work_t *w)
+{
+    login *l = w->data;
+    eng_err_clear(&l->err);
+    l->rc = cql_auth_login(l->c->srv->db, l->user, l->user_len, l->password, l->password_len,
+                           &l->err);
+}
+
+static void on_login_done(uv_work_t *w, int status)
+{
+    login *l = w->data;
+    conn *c = l->c;
+    c->logging_in = 0;
+    if (!c->closing) {
+        if (status == 0 && l->rc == 0) {
+            free(c->user);
+            c->user = l->user;
+            l->user = NULL;
+            c->authenticating = 0;
+            c->started = 1;
+            eng_buf frame = ENG_BUF_INIT;
+            size_t at = cql_proto_frame_begin(&frame, l->version, l->stream,
+                                              CQL_PROTO_AUTH_SUCCESS, NULL, 0);
+            cql_proto_put_token(&frame, NULL, ENG_NULL); /* PLAIN completes with no token */
+            send_frame(c, &frame, at);
+        } else {
+            send_error(c, l->version, l->stream, status ? ENG_E_SERVER : l->err.code,
+                       status ? "login cancelled" : l->err.msg, 0);
+        }
+    }
+    free(l->user);
+    if (l->password)
+        explicit_bzero(l->password, l->password_len);
+    free(l->password);
+    free(l);
+    conn_unref(c);
+}
+
+/* AUTH_RESPONSE: the SASL PLAIN token decoded here, the password checked on a worker. */
+static void start_login(conn *c, const cql_proto_header *h, eng_val token)
+{
+    eng_val user, password;
+    eng_err err;
+    eng_err_clear(&err);
+    if (c->logging_in) {
+        send_error(c, h->version, h->stream, ENG_E_PROTOCOL,
+                   "Unexpected message AUTH_RESPONSE, a login is in progress", 0);
+        return;
+    }
+    if (cql_proto_sasl_plain(token, &user, &password, &err)) {
+        send_error(c, h->version, h->stream, err.code, err.msg, 0);
+        return;
+    }
+    login *l = calloc(1, sizeof *l);
+    if (l) {
+        l->user = strndup((const char *)user.p, (size_t)user.len);
+        l->password = strndup((const char *)password.p, (size_t)password.len);
+    }
+    if (!l || !l->user || !l->password) {
+        if (l) {
+            free(l->user);
+            free(l->password);
+        }
+        free(l);
+        send_error(c, h->version, h->stream, ENG_E_SERVER, "out of memory", 0);
+        return;
+    }
+    l->c = c;
+    l->version = h->version;
+    l->stream = h->stream;
+    l->user_len = (size_t)user.len;
+    l->password_len = (size_t)password.len;
+    l->work.data = l;
+    c->refs++;
+    c->logging_in = 1;
+    if (uv_queue_work(&c->srv->loop, &l->work, on_login, on_login_done)) {
+        c->logging_in = 0;
+        on_login_done(&l->work, -1);
+    }
 }
 
 /* Handles one whole frame: header h, body [p, p + len) as received. */
@@ -880,8 +990,18 @@ static void handle_frame(conn *c, const cql_proto_header *h, const uint8_t *p, s
         eng_err_clear(&err);
         if (cql_proto_request_decode(h, body, body_len, &a, &m, &err))
             send_error(c, h->version, h->stream, err.code, err.msg, err.code != ENG_E_PROTOCOL);
-        else if (h->opcode == CQL_PROTO_OPTIONS)
+        else if (h->opcode == CQL_PROTO_OPTIONS && !c->authenticating)
             answer_options(c, h);
+        else if (c->authenticating && h->opcode == CQL_PROTO_AUTH_RESPONSE)
+            start_login(c, h, m.u.auth_token);
+        else if (c->authenticating)
+            send_error(c, h->version, h->stream, ENG_E_PROTOCOL,
+                       h->opcode == CQL_PROTO_OPTIONS
+                           ? "Unexpected message OPTIONS, expecting SASL_RESPONSE"
+                       : h->opcode == CQL_PROTO_STARTUP
+                           ? "Unexpected message STARTUP, expecting SASL_RESPONSE"
+                           : "Unexpected message REGISTER, expecting SASL_RESPONSE",
+                       0);
         else if (h->opcode == CQL_PROTO_STARTUP && c->started)
             send_error(c, h->version, h->stream, ENG_E_PROTOCOL,
                        "Unexpected message STARTUP, the connection is already initialised", 0);
@@ -902,10 +1022,11 @@ static void handle_frame(conn *c, const cql_proto_header *h, const uint8_t *p, s
     if (!c->started) {
         char msg[96];
         const char *name = cql_proto_opcode_name(h->opcode);
-        snprintf(msg, sizeof msg, "Unexpected message %s, expecting STARTUP or OPTIONS",
-                 name ? name : "?");
+        /* waiting for credentials: refused, the connection stays (ServerConnection) */
+        snprintf(msg, sizeof msg, "Unexpected message %s, expecting %s", name ? name : "?",
+                 c->authenticating ? "SASL_RESPONSE" : "STARTUP or OPTIONS");
         free(body);
-        send_error(c, h->version, h->stream, ENG_E_PROTOCOL, msg, 1);
+        send_error(c, h->version, h->stream, ENG_E_PROTOCOL, msg, !c->authenticating);
         return;
     }
     request *r = calloc(1, sizeof *r);
@@ -920,6 +1041,7 @@ static void handle_frame(conn *c, const cql_proto_header *h, const uint8_t *p, s
     r->body = body;
     r->body_len = body_len;
     r->keyspace = c->keyspace ? strdup(c->keyspace) : NULL;
+    r->user = c->user ? strdup(c->user) : NULL;
     r->segments = c->segments;
     r->lz4 = c->segments && c->compression == CQL_PROTO_COMPRESS_LZ4;
     r->compression = c->segments ? CQL_PROTO_COMPRESS_NONE : c->compression;
@@ -1214,6 +1336,14 @@ int cql_server_run(const cql_server_config *cfg,
         return -1;
     }
     if (open_db(&s->cfg, &s->db, errbuf, errlen)) {
+        cql_tls_server_free(s->tls);
+        free(s);
+        return -1;
+    }
+    eng_err aerr;
+    if (s->cfg.auth && cql_auth_setup(s->db, &aerr)) {
+        fail(errbuf, errlen, "cannot set up authentication: %s", aerr.msg);
+        eng_db_close(s->db);
         cql_tls_server_free(s->tls);
         free(s);
         return -1;

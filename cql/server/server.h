@@ -36,6 +36,10 @@ typedef struct cql_server_config {
     const char *tls_key;         /* its PEM private key (NULL: in tls_cert's file) */
     const char *tls_client_ca;   /* PEM CA verifying the certificates clients present */
     int tls_require_client_cert; /* with tls_client_ca: a client without one is refused */
+    int auth;                    /* PasswordAuthenticator: clients log in with a role of
+                                    system_auth.roles, whose permissions are enforced (the
+                                    default superuser cassandra/cassandra is made when no role
+                                    exists); 0: no login, every statement allowed */
 } cql_server_config;
 
 /* Defaults: 127.0.0.1:9042, the limits above, durability from the environment. */

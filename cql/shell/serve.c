@@ -1,7 +1,7 @@
 /*
  * `cassette serve [DB | --memory] [--listen ADDR] [--port N] [--max-connections N]
  * [--max-frame-size BYTES] [--max-inflight N] [--tls-cert PEM [--tls-key PEM]
- * [--tls-client-ca PEM [--tls-require-client-cert]]]`: parses the command line, runs the server,
+ * [--tls-client-ca PEM [--tls-require-client-cert]]] [--auth]`: parses the command line, runs the server,
  * and prints "listening on ADDR:PORT" once the socket is bound (on standard output, flushed: a test
  * suite waiting for the port reads it there).
  */
@@ -20,7 +20,8 @@ static int serve_usage(const char *what, const char *arg)
     fputs("usage: cassette serve (DB | --memory) [--listen ADDR] [--port N]\n"
           "                      [--max-connections N] [--max-frame-size BYTES]\n"
           "                      [--max-inflight N] [--tls-cert PEM [--tls-key PEM]\n"
-          "                      [--tls-client-ca PEM [--tls-require-client-cert]]]\n",
+          "                      [--tls-client-ca PEM [--tls-require-client-cert]]]\n"
+          "                      [--auth]\n",
           stderr);
     fprintf(stderr, "cassette: error: %s%s\n", what, arg ? arg : "");
     return 2;
@@ -90,6 +91,8 @@ int cql_shell_serve(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--tls-require-client-cert")) {
             cfg.tls_require_client_cert = 1;
+        } else if (!strcmp(a, "--auth")) {
+            cfg.auth = 1;
         } else if (a[0] == '-') {
             return serve_usage("unknown option or missing value: ", a);
         } else if (!cfg.db) {

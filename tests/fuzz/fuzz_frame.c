@@ -75,6 +75,21 @@ static void fuzz_request(fz_input *in)
                 for (uint16_t j = 0; j < req.u.batch.stmts[i].n_values; j++)
                     inside(&req.u.batch.stmts[i].values[j], body, len, "a batch value");
             break;
+        case CQL_PROTO_AUTH_RESPONSE: {
+            eng_val user, password;
+            eng_err serr;
+            eng_err_clear(&serr);
+            inside(&req.u.auth_token, body, len, "the token");
+            if (cql_proto_sasl_plain(req.u.auth_token, &user, &password, &serr) == 0) {
+                inside(&user, body, len, "the user");
+                inside(&password, body, len, "the password");
+                if (user.len <= 0 || password.len <= 0)
+                    fz_fail("frame: SASL PLAIN took an empty user or password");
+            } else if (serr.code != ENG_E_BAD_CREDENTIALS || !serr.msg[0]) {
+                fz_fail("frame: a bad SASL token is not a BAD_CREDENTIALS error");
+            }
+            break;
+        }
         }
     } else if (!err.msg[0]) {
         fz_fail("frame: a refused request has no message");

@@ -709,3 +709,38 @@ TEST(topology_and_status_events_name_the_node)
            0x02, 'U', 'P', 0x04, 127, 0, 0, 1, 0x00, 0x00, 0x23, 0x52);
 }
 /* clang-format on */
+
+/* SASL PLAIN as PasswordAuthenticator.decodeCredentials splits it: from the end. */
+static int sasl(const char *token, size_t len, eng_val *user, eng_val *pass, eng_err *err)
+{
+    eng_err_clear(err);
+    return cql_proto_sasl_plain((eng_val){(const uint8_t *)token, (int32_t)len}, user, pass, err);
+}
+
+TEST(sasl_plain_takes_user_and_password_with_or_without_an_authorization_id)
+{
+    eng_val u, p;
+    eng_err err;
+    ASSERT(sasl("\0cassandra\0secret", 17, &u, &p, &err) == 0);
+    ASSERT(u.len == 9 && memcmp(u.p, "cassandra", 9) == 0);
+    ASSERT(p.len == 6 && memcmp(p.p, "secret", 6) == 0);
+    ASSERT(sasl("admin\0bob\0pw", 12, &u, &p, &err) == 0);
+    ASSERT(u.len == 3 && memcmp(u.p, "bob", 3) == 0 && p.len == 2);
+}
+
+TEST(malformed_sasl_tokens_get_cassandras_messages)
+{
+    eng_val u, p;
+    eng_err err;
+    ASSERT(sasl("bob\0pw", 6, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(strcmp(err.msg, "Authentication ID must not be null") == 0);
+    ASSERT(sasl("\0\0pw", 4, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(strcmp(err.msg, "Authentication ID must not be null") == 0);
+    ASSERT(sasl("bobpw", 5, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(strcmp(err.msg, "Password must not be null") == 0);
+    ASSERT(sasl("\0bob\0", 5, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(strcmp(err.msg, "Password must not be null") == 0);
+    ASSERT(sasl("", 0, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(sasl("a\0b\0c\0d", 7, &u, &p, &err) == ENG_E_BAD_CREDENTIALS);
+    ASSERT(strstr(err.msg, "Credential format error") != NULL);
+}

@@ -1,13 +1,16 @@
 // The Go driver (Debian's golang-github-gocql-gocql-dev) against cassette serve:
 // the basics a Go application needs. Prints "gocql: N passed, N failed".
 //
-//	go run main.go HOST PORT
+//	go run main.go HOST PORT [AUTH_PORT]
+//
+// AUTH_PORT: a server started with --auth, to log in to.
 package main
 
 import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -129,6 +132,38 @@ func main() {
 			return nil
 		}())
 		ks.Close()
+	}
+	if len(os.Args) > 3 {
+		authPort, _ := strconv.Atoi(os.Args[3])
+		login := func(user, password string) (*gocql.Session, error) {
+			c := gocql.NewCluster(host)
+			c.Port = authPort
+			c.ProtoVersion = 4
+			c.Timeout = 10 * time.Second
+			c.ConnectTimeout = 10 * time.Second
+			c.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
+			return c.CreateSession()
+		}
+		check("logs_in_with_the_password_authenticator", func() error {
+			s, err := login("cassandra", "cassandra")
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var role string
+			return s.Query(`SELECT role FROM system_auth.roles WHERE role = 'cassandra'`).Scan(&role)
+		}())
+		check("a_wrong_password_is_refused_with_cassandras_message", func() error {
+			s, err := login("cassandra", "wrong")
+			if err == nil {
+				s.Close()
+				return fmt.Errorf("logged in")
+			}
+			if !strings.Contains(err.Error(), "Provided username cassandra and/or password are incorrect") {
+				return fmt.Errorf("got %v", err)
+			}
+			return nil
+		}())
 	}
 	fmt.Printf("gocql: %d passed, %d failed\n", passed, failed)
 	if failed > 0 {
