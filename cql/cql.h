@@ -125,6 +125,15 @@ uint32_t cql_prepared_pk_count(const cql_prepared *p);
 uint16_t cql_prepared_pk_index(const cql_prepared *p, uint32_t i);
 /* 1 for INSERT/UPDATE/DELETE/BATCH, 0 otherwise. */
 int cql_prepared_is_write(const cql_prepared *p);
+/*
+ * 1 when executing p on s is a SELECT of one partition (every partition key column = one
+ * value), of a stored table, without filtering, aggregation or GROUP BY, returning at most
+ * max_rows rows: the whole primary key given (one row), or a literal LIMIT or page_size
+ * (<= 0: none) bounding them. Its cost is then bounded by those rows, whatever the data: the
+ * server runs such reads without handing them to a worker. 0 otherwise, and on any error.
+ */
+int cql_prepared_bounded_read(cql_session *s, cql_prepared *p, int32_t page_size,
+                              uint32_t max_rows);
 
 /* ---- execution ---- */
 

@@ -1227,3 +1227,50 @@ int cql_exec_select(cql_exec *x)
     eng_read_info_free(&info);
     return rc;
 }
+
+/* A key column restricted to exactly one value (= v, or IN with one value, not IN ?). */
+static int single_value(const cql_key_restriction *k)
+{
+    return k->given == CQL_RESTRICT_EQ && !k->in_marker && k->n == 1;
+}
+
+/* How many rows a literal LIMIT allows, or 0 when there is none (or it is a marker). */
+static uint32_t literal_limit(const cql_term *t)
+{
+    if (!t || t->kind != CQL_T_INTEGER || t->len > 9 || t->text[0] == '-')
+        return 0;
+    return (uint32_t)strtoul(t->text, NULL, 10);
+}
+
+int cql_prepared_bounded_read(cql_session *s, cql_prepared *p, int32_t page_size,
+                              uint32_t max_rows)
+{
+    if (p->stmt->kind != CQL_S_SELECT)
+        return 0;
+    cql_plan *plan;
+    eng_err err;
+    eng_err_clear(&err);
+    if (cql_plan_for(p, s->db, &plan, &err))
+        return 0;
+    const select_plan *sp = plan->detail;
+    const cql_restrictions *r = &sp->r;
+    const eng_table *t = sp->t;
+    int ok = !cql_systable_served(t) && !sp->aggregate && !sp->group_n && !r->n_filters &&
+             !sp->order_with_in && r->has_pk && !r->tok_lo && !r->tok_hi;
+    for (uint16_t i = 0; ok && i < t->n_pk; i++)
+        ok = single_value(&r->keys[i]);
+    if (ok) {
+        /* the rows it may return: one when the whole primary key is given, else a LIMIT or
+           the page bounds them */
+        int point = r->n_ck_eq == t->n_ck && !r->ck_slice && !r->n_multi_eq && !r->multi_lo &&
+                    !r->multi_hi;
+        for (uint16_t i = 0; point && i < t->n_ck; i++)
+            point = single_value(&r->keys[t->n_pk + i]);
+        uint32_t bound = point ? 1 : literal_limit(sp->limit);
+        if (page_size > 0 && (!bound || (uint32_t)page_size < bound))
+            bound = (uint32_t)page_size;
+        ok = bound > 0 && bound <= max_rows;
+    }
+    cql_plan_release(plan);
+    return ok;
+}

@@ -86,6 +86,8 @@ typedef struct request {
     cql_proto_compression compression;
     eng_arena arena;
     cql_proto_request msg;
+    int decoded;          /* msg is decoded */
+    cql_prepared *prep;   /* EXECUTE: its statement, when looked up already (a reference) */
     eng_buf out; /* the response, framed */
     int pending; /* a queued durable write: the committer encodes the response */
     int work_done, response_ready;
@@ -332,6 +334,7 @@ static void send_error(conn *c, uint8_t version, int16_t stream, int eng_code, c
 
 static void request_free(request *r)
 {
+    cql_prepared_unref(r->prep);
     free(r->body);
     free(r->keyspace);
     free(r->user);
@@ -559,9 +562,13 @@ static void run_execute(request *r)
     cql_prepared *prep = NULL;
     cql_result *res = NULL;
     int rc = request_session(r, &p->keyspace, &s, &err);
-    if (!rc)
+    if (!rc && r->prep) {
+        prep = r->prep; /* looked up when choosing where it runs */
+        r->prep = NULL;
+    } else if (!rc) {
         rc = cql_prepared_lookup(s, r->msg.u.execute.id.p, (size_t)r->msg.u.execute.id.len, &prep,
                                  &err);
+    }
     if (!rc) {
         cql_exec_options o;
         exec_options(r, p, &o);
@@ -617,7 +624,8 @@ static void run_request(request *r)
 {
     eng_err err;
     eng_err_clear(&err);
-    if (cql_proto_request_decode(&r->h, r->body, r->body_len, &r->arena, &r->msg, &err)) {
+    if (!r->decoded && cql_proto_request_decode(&r->h, r->body, r->body_len, &r->arena, &r->msg,
+                                                &err)) {
         respond_error(r, &err, NULL);
         return;
     }
@@ -682,9 +690,9 @@ typedef struct batch {
     request *first;
 } batch;
 
-static void on_batch(uv_work_t *w)
+static void run_requests(request *first)
 {
-    for (request *r = ((batch *)w)->first; r; r = r->next_in_batch) {
+    for (request *r = first; r; r = r->next_in_batch) {
         run_request(r);
         /* a USE takes effect for the requests after it in the pipeline */
         for (request *n = r->next_in_batch; r->new_keyspace && n; n = n->next_in_batch) {
@@ -694,12 +702,8 @@ static void on_batch(uv_work_t *w)
     }
 }
 
-static void on_batch_done(uv_work_t *w, int status)
+static void finish_requests(request *r)
 {
-    (void)status;
-    batch *b = (batch *)w;
-    request *r = b->first;
-    free(b);
     while (r) {
         request *next = r->next_in_batch;
         r->work_done = 1;
@@ -710,13 +714,62 @@ static void on_batch_done(uv_work_t *w, int status)
     }
 }
 
-/* Hands the requests read so far to a worker. */
+static void on_batch(uv_work_t *w) { run_requests(((batch *)w)->first); }
+
+static void on_batch_done(uv_work_t *w, int status)
+{
+    (void)status;
+    batch *b = (batch *)w;
+    request *first = b->first;
+    free(b);
+    finish_requests(first);
+}
+
+/* Rows a read may return and still run on the loop thread. */
+#define INLINE_MAX_ROWS 10
+
+/*
+ * Whether the requests of a batch run here, on the loop thread: when every one is an EXECUTE
+ * of a read whose cost is bounded by the few rows it returns (cql_prepared_bounded_read) --
+ * far less than handing it to a worker and back, and never a wait (no durable write, no
+ * lock held by a writer: LMDB readers do not wait). Decodes each request and keeps its
+ * statement for the run.
+ */
+static int runs_inline(request *first)
+{
+    for (request *r = first; r; r = r->next_in_batch) {
+        eng_err err;
+        eng_err_clear(&err);
+        if (r->h.opcode != CQL_PROTO_EXECUTE)
+            return 0;
+        if (!r->decoded) {
+            if (cql_proto_request_decode(&r->h, r->body, r->body_len, &r->arena, &r->msg, &err))
+                return 0; /* the worker answers the error */
+            r->decoded = 1;
+        }
+        const cql_proto_query_params *p = &r->msg.u.execute.params;
+        cql_session *s;
+        if (request_session(r, &p->keyspace, &s, &err) ||
+            (!r->prep && cql_prepared_lookup(s, r->msg.u.execute.id.p,
+                                             (size_t)r->msg.u.execute.id.len, &r->prep, &err)) ||
+            !cql_prepared_bounded_read(s, r->prep, p->page_size, INLINE_MAX_ROWS))
+            return 0;
+    }
+    return 1;
+}
+
+/* Runs the requests read so far: here when they are cheap reads, else on a worker. */
 static void submit_batch(conn *c)
 {
     request *first = c->batch_head;
     if (!first)
         return;
     c->batch_head = c->batch_tail = NULL;
+    if (runs_inline(first)) {
+        run_requests(first);
+        finish_requests(first);
+        return;
+    }
     batch *b = calloc(1, sizeof *b);
     if (b) {
         b->first = first;

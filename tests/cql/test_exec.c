@@ -2664,3 +2664,42 @@ TEST(prepared_statements_belong_to_their_database)
         env_close(&b);
     }
 }
+
+/* ==== which reads are bounded (the server runs those on its I/O thread) ==== */
+
+static int bounded(env *e, const char *q, int32_t page_size, uint32_t max_rows)
+{
+    cql_prepared *p = NULL;
+    eng_err err;
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_prepare(e->s, q, strlen(q), &p, &err), &err);
+    int b = cql_prepared_bounded_read(e->s, p, page_size, max_rows);
+    cql_prepared_unref(p);
+    return b;
+}
+
+TEST(bounded_reads_are_single_partition_reads_of_few_rows)
+{
+    env e;
+    setup(&e);
+    /* the whole primary key: one row, whatever the page */
+    ASSERT(bounded(&e, "SELECT v FROM t WHERE k = ? AND c = ?", -1, 1));
+    ASSERT(bounded(&e, "SELECT v FROM t WHERE k = 1 AND c IN (2)", 5000, 1));
+    /* one partition: a LIMIT or the page must bound it */
+    ASSERT(bounded(&e, "SELECT v FROM t WHERE k = ? LIMIT 10", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k = ? LIMIT 11", -1, 10));
+    ASSERT(bounded(&e, "SELECT v FROM t WHERE k = ? LIMIT 50", 5, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k = ?", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k = ? LIMIT ?", -1, 10));
+    /* several partitions, scans, filtering, aggregates, system tables: never */
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k IN (1, 2) AND c = 1", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k IN ? AND c = 1", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t LIMIT 1", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE token(k) > 0 LIMIT 1", -1, 10));
+    ASSERT(!bounded(&e, "SELECT v FROM t WHERE k = 1 AND v = 'x' LIMIT 1 ALLOW FILTERING", -1,
+                    10));
+    ASSERT(!bounded(&e, "SELECT count(*) FROM t WHERE k = 1", -1, 10));
+    ASSERT(!bounded(&e, "SELECT release_version FROM system.local WHERE key = 'local'", -1, 10));
+    ASSERT(!bounded(&e, "INSERT INTO t (k, c, v) VALUES (1, 1, 'x')", -1, 10));
+    env_close(&e);
+}
