@@ -289,7 +289,7 @@ static void engine_insert(bench *b, long i)
         {b->s->body, ENG_OP_SET, {NULL, 0}, text(d->bodies[i % N_TEXTS])},
     };
     eng_row_mut rm = {&ck, 1, 0, 2, ops};
-    eng_mutation m = {b->s->msgs, &pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {b->s->msgs, &pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     if (eng_apply(b->s->db, &m, 1, NULL, &b->err))
         die_eng("engine insert", &b->err);
 }
@@ -365,7 +365,7 @@ static void user_mutation(const side *s, const eng_val *pk, long t, eng_cell_op 
     ops[0] = (eng_cell_op){s->password, ENG_OP_SET, {NULL, 0}, text(d->passwords[t % N_TEXTS])};
     ops[1] = (eng_cell_op){s->name, ENG_OP_SET, {NULL, 0}, text(d->authors[t % N_TEXTS])};
     *rm = (eng_row_mut){no_ck, 1, 0, 2, ops};
-    *m = (eng_mutation){s->users, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, rm};
+    *m = (eng_mutation){s->users, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, rm, 0};
 }
 
 static void engine_cas(bench *b, long i)
@@ -376,7 +376,7 @@ static void engine_cas(bench *b, long i)
     eng_mutation m;
     user_mutation(b->s, &pk, i, ops, &rm, &m, b->d);
     eng_cas_row row = {rm.ck, 0, 1, 0, NULL};
-    eng_cas cas = {b->s->users, &pk, 1, &row, 1, &m};
+    eng_cas cas = {b->s->users, &pk, 1, &row, 1, &m, 0};
     int applied;
     if (eng_cas_apply(b->s->db, &cas, &applied, NULL, NULL, &b->err))
         die_eng("engine insert if absent", &b->err);

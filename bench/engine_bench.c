@@ -384,7 +384,7 @@ static void engine_insert(bench *b, long i)
         {b->e->body, ENG_OP_SET, {NULL, 0}, text(d->bodies[i % N_TEXTS])},
     };
     eng_row_mut rm = {&ck, 1, 0, 2, ops};
-    eng_mutation m = {b->e->msgs, &pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {b->e->msgs, &pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     if (eng_apply(b->e->db, &m, 1, NULL, &b->err))
         die_eng("insert", &b->err);
 }
@@ -479,7 +479,7 @@ static void user_mutation(const engine *e, const eng_val *pk, long t, eng_cell_o
     ops[0] = (eng_cell_op){e->password, ENG_OP_SET, {NULL, 0}, text(d->passwords[t % N_TEXTS])};
     ops[1] = (eng_cell_op){e->name, ENG_OP_SET, {NULL, 0}, text(d->authors[t % N_TEXTS])};
     *rm = (eng_row_mut){no_ck, 1, 0, 2, ops};
-    *m = (eng_mutation){e->users, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, rm};
+    *m = (eng_mutation){e->users, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, rm, 0};
 }
 
 static void engine_cas(bench *b, long i)
@@ -490,7 +490,7 @@ static void engine_cas(bench *b, long i)
     eng_mutation m;
     user_mutation(b->e, &pk, i, ops, &rm, &m, b->d);
     eng_cas_row row = {rm.ck, 0, 1, 0, NULL};
-    eng_cas cas = {b->e->users, &pk, 1, &row, 1, &m};
+    eng_cas cas = {b->e->users, &pk, 1, &row, 1, &m, 0};
     int applied;
     if (eng_cas_apply(b->e->db, &cas, &applied, NULL, NULL, &b->err))
         die_eng("insert if absent", &b->err);

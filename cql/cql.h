@@ -146,6 +146,8 @@ typedef struct cql_exec_options {
     const uint8_t *paging_state;/* from a previous result of the same statement, or NULL */
     size_t paging_state_len;
     int64_t timestamp;          /* default write timestamp (µs), or ENG_TS_NONE */
+    int64_t now_s;              /* the time (s) TTLs count from and are judged at, for reads
+                                   and writes (v5's now_in_seconds); 0: the database's clock */
     int consistency;            /* accepted and stored (one node meets every level) */
     int serial_consistency;
     /* Plain writes (no condition) on a database with group commit (eng_db_group_commit): when

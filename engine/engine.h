@@ -177,6 +177,8 @@ typedef struct eng_mutation {
     const eng_slice *range_dels; /* range tombstones (DELETE with a clustering prefix or slice) */
     uint32_t n_rows;
     const eng_row_mut *rows;
+    int64_t now_s;           /* the time (s) TTLs count from and deletions are stamped with;
+                                0: the database's clock (v5's now_in_seconds sets it) */
 } eng_mutation;
 
 typedef struct eng_write_info {
@@ -289,6 +291,7 @@ typedef struct eng_query {
     size_t resume_len;
     eng_vtable_fill vtable; /* a virtual table: its provider (table's storage unused), or NULL */
     void *vtable_ctx;       /* the provider's ctx */
+    int64_t now_s;          /* the time (s) TTLs are judged at; 0: the database's clock */
 } eng_query;
 
 /* Clustering values decoded on first use, stored rows and deletions: private to the store. */
@@ -371,6 +374,7 @@ typedef struct eng_cas {
     const eng_cas_row *rows;     /* the rows the conditions look at */
     uint32_t n_muts;
     const eng_mutation *muts;    /* the writes, all in this partition, applied only if all hold */
+    int64_t now_s;               /* the time (s) the conditions read at; 0: the clock */
 } eng_cas;
 
 /*

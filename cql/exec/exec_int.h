@@ -183,6 +183,8 @@ int cql_exec_batch(cql_session *s, int kind, cql_prepared **stmts, cql_plan **pl
 int cql_exec_batch_stmt(cql_exec *x);
 int cql_analyze_select(cql_analysis *a);
 int cql_exec_select(cql_exec *x);
+/* cql_prepared_bounded_read for a SELECT's plan. */
+int cql_select_bounded(const cql_plan *plan, int32_t page_size, uint32_t max_rows);
 
 /* Role and permission statements (auth.c). */
 int cql_analyze_role_stmt(cql_analysis *a);

@@ -990,7 +990,7 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
         if (!pk || !rows || (is_range && !range))
             return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
         cql_restrict_combination(kv, 0, t->n_pk, p, pk);
-        eng_mutation mu = {t, pk, ts, ttl, (uint8_t)m->delete_partition, 0, NULL, 0, rows};
+        eng_mutation mu = {t, pk, ts, ttl, (uint8_t)m->delete_partition, 0, NULL, 0, rows, 0};
         if (n_static) {
             eng_row_mut *rm = &rows[mu.n_rows++];
             memset(rm, 0, sizeof *rm);
@@ -1434,14 +1434,16 @@ static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n
     c.n_rows = b->n;
     /* Paxos re-stamps every write with the ballot (facts §5.5): the client's default
        timestamp and an unconditional batch member's own are not errors, just unused. */
-    for (uint32_t i = 0; i < muts->n; i++)
+    for (uint32_t i = 0; i < muts->n; i++) {
         muts->v[i].ts_us = ENG_TS_NONE;
+        muts->v[i].now_s = x->opts ? x->opts->now_s : 0;
+    }
     /* Cassandra has no coordinator check for a conditional write (its Paxos commit fails on
        the replicas); cassette refuses it as a plain write is refused (docs/compat.md). */
     int rc = check_mutation_size(x, muts, x->opts ? x->opts->consistency : 1);
     if (rc)
         return rc;
-    eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v};
+    eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v, x->opts ? x->opts->now_s : 0};
     int applied = 0;
     rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
     if (rc)
@@ -1528,6 +1530,8 @@ static int apply_plain(cql_exec *x, const cql_exec_options *o, const eng_schema 
     int rc = check_mutation_size(x, muts, o ? o->consistency : 1);
     if (rc)
         return rc;
+    for (uint32_t i = 0; o && i < muts->n; i++)
+        muts->v[i].now_s = o->now_s;
     if (!o || !o->on_durable || !schema || !eng_db_group_commit(db))
         return eng_apply(db, muts->v, muts->n, NULL, x->err);
     rc = eng_apply_async(db, (eng_schema *)schema, muts->v, muts->n, o->on_durable,
@@ -1729,8 +1733,10 @@ int cql_exec_batch(cql_session *s, int kind, cql_prepared **stmts, cql_plan **pl
         x.opts = NULL;
     }
     if (!rc && conditional) {
+        x.opts = &options[0]; /* the batch's options: consistency, now_in_seconds */
         if (!(rc = check_cas_consistency(&x, &options[0])))
             rc = run_cas(&x, &cb, members, (int)n, &muts, 1);
+        x.opts = NULL;
     } else if (!rc) {
         /* queued only when every member was analyzed against the same snapshot */
         int one_schema = 1;

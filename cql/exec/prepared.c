@@ -144,6 +144,21 @@ static const cql_stmt_ops *const stmt_ops[] = {
     [CQL_S_REVOKE_PERMISSIONS] = &role_ops, [CQL_S_LIST_PERMISSIONS] = &role_ops,
 };
 
+int cql_prepared_bounded_read(cql_session *s, cql_prepared *p, int32_t page_size,
+                              uint32_t max_rows)
+{
+    if (p->stmt->kind != CQL_S_SELECT)
+        return 0;
+    cql_plan *plan;
+    eng_err err;
+    eng_err_clear(&err);
+    if (cql_plan_for(p, s->db, &plan, &err))
+        return 0;
+    int bounded = cql_select_bounded(plan, page_size, max_rows);
+    cql_plan_release(plan);
+    return bounded;
+}
+
 const cql_stmt_ops *cql_stmt_ops_of(const cql_stmt *s)
 {
     int k = s->kind;

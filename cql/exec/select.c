@@ -1117,6 +1117,7 @@ int cql_exec_select(cql_exec *x)
     eng_query q;
     memset(&q, 0, sizeof q);
     q.table = t;
+    q.now_s = x->opts->now_s;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
     select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0};
@@ -1242,16 +1243,8 @@ static uint32_t literal_limit(const cql_term *t)
     return (uint32_t)strtoul(t->text, NULL, 10);
 }
 
-int cql_prepared_bounded_read(cql_session *s, cql_prepared *p, int32_t page_size,
-                              uint32_t max_rows)
+int cql_select_bounded(const cql_plan *plan, int32_t page_size, uint32_t max_rows)
 {
-    if (p->stmt->kind != CQL_S_SELECT)
-        return 0;
-    cql_plan *plan;
-    eng_err err;
-    eng_err_clear(&err);
-    if (cql_plan_for(p, s->db, &plan, &err))
-        return 0;
     const select_plan *sp = plan->detail;
     const cql_restrictions *r = &sp->r;
     const eng_table *t = sp->t;
@@ -1271,6 +1264,5 @@ int cql_prepared_bounded_read(cql_session *s, cql_prepared *p, int32_t page_size
             bound = (uint32_t)page_size;
         ok = bound > 0 && bound <= max_rows;
     }
-    cql_plan_release(plan);
     return ok;
 }

@@ -436,6 +436,7 @@ static void exec_options(request *r, const cql_proto_query_params *p, cql_exec_o
     o->timestamp = p->timestamp; /* INT64_MIN when absent: ENG_TS_NONE */
     o->consistency = p->consistency;
     o->serial_consistency = p->serial_consistency;
+    o->now_s = p->now_in_seconds; /* v5; 0 when absent: the clock */
     o->on_durable = on_durable;
     o->on_durable_arg = r;
 }
@@ -606,6 +607,7 @@ static void run_batch(request *r)
         opts[i].n_values = b->n_values;
         opts[i].consistency = p->consistency;
         opts[i].serial_consistency = p->serial_consistency;
+        opts[i].now_s = p->now_in_seconds;
     }
     if (!rc && n) {
         opts[0].on_durable = on_durable;

@@ -502,7 +502,7 @@ static int cas_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, 
     s.db = db;
     s.txn = txn;
     s.err = err;
-    s.now_s = eng_clock_now_s(&db->clock);
+    s.now_s = cas->now_s ? cas->now_s : eng_clock_now_s(&db->clock);
     for (int i = 0; i < ENG_MAX_KEY_COLUMNS; i++)
         s.null_ck[i].len = ENG_NULL;
     eng_arena_init(&s.arena, 4096);

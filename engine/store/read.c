@@ -1158,7 +1158,7 @@ static void reader_start(reader *r, eng_db *db, const eng_query *q, eng_row_cb c
     r->ctx = ctx;
     r->err = err;
     r->info = info;
-    r->now_s = eng_clock_now_s(&db->clock);
+    r->now_s = q->now_s ? q->now_s : eng_clock_now_s(&db->clock);
     r->forward = !(eng_storage_reversed(q->table) ^ !!q->reversed);
     r->returned = 0;
     r->peeking = 0;

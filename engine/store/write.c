@@ -692,13 +692,14 @@ int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_
     memset(&w, 0, sizeof w);
     w.db = db;
     w.txn = txn;
-    w.now_s = eng_clock_now_s(&db->clock);
+    int64_t clock_s = eng_clock_now_s(&db->clock);
     w.err = err;
     eng_arena_init(&w.arena, 4096);
     eng_arena_init(&w.header_arena, 1024);
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         const eng_table *t;
+        w.now_s = muts[i].now_s ? muts[i].now_s : clock_s;
         rc = eng_resolve_table(cur, muts[i].table, &t, err);
         if (!rc)
             rc = write_mutation(&w, t, &muts[i], ts, cas);

@@ -15,6 +15,7 @@
  * (tests/render_cqlsh.c) joined with '|' per row and '\n' between rows.
  */
 #include <pthread.h>
+#include <time.h>
 
 #include "cql/cql.h"
 #include "exec_env.h"
@@ -2701,5 +2702,44 @@ TEST(bounded_reads_are_single_partition_reads_of_few_rows)
     ASSERT(!bounded(&e, "SELECT count(*) FROM t WHERE k = 1", -1, 10));
     ASSERT(!bounded(&e, "SELECT release_version FROM system.local WHERE key = 'local'", -1, 10));
     ASSERT(!bounded(&e, "INSERT INTO t (k, c, v) VALUES (1, 1, 'x')", -1, 10));
+    env_close(&e);
+}
+
+/* ==== now_in_seconds (v5): the time TTLs count from, for writes and reads ==== */
+
+static uint32_t rows_at(env *e, const char *q, int64_t now_s, int32_t *ttl)
+{
+    cql_exec_options o;
+    cql_exec_options_init(&o);
+    o.now_s = now_s;
+    cql_result *r = NULL;
+    eng_err err;
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(cql_query(e->s, q, strlen(q), &o, &r, &err), &err);
+    uint32_t n = r->n_rows;
+    if (ttl && n && r->cells[0].len == 4)
+        *ttl = (int32_t)((uint32_t)r->cells[0].p[0] << 24 | (uint32_t)r->cells[0].p[1] << 16 |
+                         (uint32_t)r->cells[0].p[2] << 8 | r->cells[0].p[3]);
+    cql_result_free(r);
+    return n;
+}
+
+TEST(now_in_seconds_is_the_time_ttls_count_from)
+{
+    env e;
+    setup(&e);
+    int64_t now = (int64_t)time(NULL);
+    /* written "1000 s ago" for 500 s: expired at the clock's time */
+    (void)rows_at(&e, "INSERT INTO kv (k, v) VALUES (1, 1) USING TTL 500", now - 1000, NULL);
+    ASSERT_EQ(rows_at(&e, "SELECT v FROM kv WHERE k = 1", 0, NULL), 0);
+    int32_t ttl = 0;
+    ASSERT_EQ(rows_at(&e, "SELECT ttl(v) FROM kv WHERE k = 1", now - 800, &ttl), 1);
+    ASSERT_EQ(ttl, 300);
+    /* a conditional write reads at its now too */
+    ASSERT_EQ(rows_at(&e, "INSERT INTO kv (k, v) VALUES (1, 2) IF NOT EXISTS", now - 800, NULL),
+              1);
+    ASSERT_EQ(rows_at(&e, "SELECT v FROM kv WHERE k = 1 AND v = 1 ALLOW FILTERING", now - 800,
+                      NULL),
+              1); /* not applied: the row was there then */
     env_close(&e);
 }

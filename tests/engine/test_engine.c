@@ -126,7 +126,7 @@ static int put_kv(eng_db *db, int insert, int k, int c, eng_val v, eng_val w, in
         {(uint16_t)col(t, "w"), ENG_OP_SET, {NULL, 0}, w},
     };
     eng_row_mut rm = {ck, (uint8_t)insert, 0, 2, ops};
-    eng_mutation m = {t, pk, ts, ttl, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ts, ttl, 0, 0, NULL, 1, &rm, 0};
     return eng_apply(db, &m, 1, NULL, err);
 }
 
@@ -365,7 +365,7 @@ TEST(test_default_time_to_live_applies_and_ttl_zero_overrides_it)
         eng_row_mut rm = {NULL, 1, 0, 1, &op};
         eng_val none[1];
         rm.ck = none;
-        eng_mutation m = {t, pk, ENG_TS_NONE, k == 1 ? -1 : 0, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, k == 1 ? -1 : 0, 0, 0, NULL, 1, &rm, 0};
         ASSERT_OK_ERR(eng_apply(db, &m, 1, NULL, &err), &err);
     }
     eng_clock_advance(eng_db_clock(db), 6 * 1000000LL);
@@ -386,7 +386,7 @@ static int delete_kv(eng_db *db, int k, int partition, const eng_slice *range, i
 {
     const eng_table *t = table(db, "kv");
     eng_val pk[1] = {I(k)};
-    eng_mutation m = {t, pk, ts, -1, (uint8_t)partition, range ? 1 : 0, range, 0, NULL};
+    eng_mutation m = {t, pk, ts, -1, (uint8_t)partition, range ? 1 : 0, range, 0, NULL, 0};
     return eng_apply(db, &m, 1, NULL, err);
 }
 
@@ -439,10 +439,10 @@ TEST(test_row_delete_keeps_static_columns)
     eng_val pk[1] = {I(1)}, ck[1] = {I(1)};
     eng_cell_op sop = {(uint16_t)col(t, "s"), ENG_OP_SET, {NULL, 0}, I(42)};
     eng_row_mut rows[2] = {{NULL, 0, 0, 1, &sop}, {ck, 1, 0, 0, NULL}};
-    eng_mutation m = {t, pk, 100, -1, 0, 0, NULL, 2, rows};
+    eng_mutation m = {t, pk, 100, -1, 0, 0, NULL, 2, rows, 0};
     ASSERT_OK_ERR(eng_apply(db, &m, 1, NULL, &err), &err);
     eng_row_mut del = {ck, 0, 1, 0, NULL};
-    eng_mutation d = {t, pk, 200, -1, 0, 0, NULL, 1, &del};
+    eng_mutation d = {t, pk, 200, -1, 0, 0, NULL, 1, &del, 0};
     ASSERT_OK_ERR(eng_apply(db, &d, 1, NULL, &err), &err);
     /* No rows left, but the partition's static row is still returned once (facts §7.1). */
     const eng_val *keys[1] = {pk};
@@ -466,7 +466,7 @@ static void put_message(eng_db *db, const char *room, int ts, const char *body)
     eng_val pk[1] = {S(room)}, ck[1] = {I(ts)};
     eng_cell_op op = {2, ENG_OP_SET, {NULL, 0}, S(body)};
     eng_row_mut rm = {ck, 1, 0, 1, &op};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_err err;
     eng_err_clear(&err);
     ASSERT_OK_ERR(eng_apply(db, &m, 1, NULL, &err), &err);
@@ -738,7 +738,7 @@ static int coll_op(eng_db *db, const char *column, int kind, eng_val key, eng_va
     eng_cell_op op = {(uint16_t)col(t, column), (uint8_t)kind, key, value};
     eng_val none[1];
     eng_row_mut rm = {none, 0, 0, 1, &op};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     return eng_apply(db, &m, 1, NULL, err);
 }
 
@@ -918,7 +918,7 @@ TEST(test_counter_increments_add_up)
         eng_val pk[1] = {I(1)}, none[1];
         eng_cell_op op = {1, ENG_OP_COUNTER_ADD, {NULL, 0}, {d, 8}};
         eng_row_mut rm = {none, 0, 0, 1, &op};
-        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
         ASSERT_OK_ERR(eng_apply(db, &m, 1, NULL, &err), &err);
     }
     eng_val pk[1] = {I(1)};
@@ -951,9 +951,9 @@ static int cas_insert(eng_db *db, int k, int c, int v, int *applied, collected *
     eng_val pk[1] = {I(k)}, ck[1] = {I(c)};
     eng_cell_op op = {(uint16_t)col(t, "v"), ENG_OP_SET, {NULL, 0}, I(v)};
     eng_row_mut rm = {ck, 1, 0, 1, &op};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_cas_row row = {ck, 0, 1, 0, NULL};
-    eng_cas cas = {t, pk, 1, &row, 1, &m};
+    eng_cas cas = {t, pk, 1, &row, 1, &m, 0};
     static _Thread_local int cols[4]; /* outlives the call: `current` points at it */
     for (int i = 0; i < 4; i++)
         cols[i] = col(t, KV[i]);
@@ -988,10 +988,10 @@ static int cas_update_if(eng_db *db, int op, eng_val cond_value, int new_v, int 
     eng_val pk[1] = {I(1)}, ck[1] = {I(1)};
     eng_cell_op set = {(uint16_t)col(t, "v"), ENG_OP_SET, {NULL, 0}, I(new_v)};
     eng_row_mut rm = {ck, 0, 0, 1, &set};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_condition cond = {(uint16_t)col(t, "w"), (uint8_t)op, 0, {NULL, 0}, 1, &cond_value};
     eng_cas_row row = {ck, 0, 0, 1, &cond};
-    eng_cas cas = {t, pk, 1, &row, 1, &m};
+    eng_cas cas = {t, pk, 1, &row, 1, &m, 0};
     return eng_cas_apply(db, &cas, applied, NULL, NULL, err);
 }
 
@@ -1027,9 +1027,9 @@ TEST(test_conditional_delete_is_stamped_one_below_its_writes)
     /* DELETE row + SET v in one conditional statement: the new v survives the deletion. */
     eng_cell_op set = {(uint16_t)col(t, "v"), ENG_OP_SET, {NULL, 0}, I(9)};
     eng_row_mut rm = {ck, 0, 1, 1, &set};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_cas_row row = {ck, 1, 0, 0, NULL};
-    eng_cas cas = {t, pk, 1, &row, 1, &m};
+    eng_cas cas = {t, pk, 1, &row, 1, &m, 0};
     int applied;
     ASSERT_OK_ERR(eng_cas_apply(db, &cas, &applied, NULL, NULL, &err), &err);
     ASSERT_EQ(applied, 1);
@@ -1106,7 +1106,7 @@ static void *write_many(void *p)
     for (int i = 0; i < 500; i++) {
         eng_val pk[1] = {I(i)}, ck[1] = {I(0)};
         eng_row_mut rm = {ck, 1, 0, 0, NULL};
-        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
         eng_write_info info;
         eng_err err;
         eng_err_clear(&err);
@@ -1272,7 +1272,7 @@ TEST(test_full_map_grows_instead_of_failing)
         eng_val pk[1] = {S("big")}, ck[1] = {I(i)};
         eng_cell_op op = {2, ENG_OP_SET, {NULL, 0}, S(body)};
         eng_row_mut rm = {ck, 1, 0, 1, &op};
-        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
         ASSERT_OK_ERR(eng_apply(db, &m, 1, NULL, &err), &err);
     }
     ASSERT(db->map_size > (1 << 20));
@@ -1295,13 +1295,13 @@ TEST(test_key_too_large_is_refused_naming_the_limit)
     const eng_table *t = table(db, "messages");
     eng_val pk[1] = {S(room)}, ck[1] = {I(1)};
     eng_row_mut rm = {ck, 1, 0, 0, NULL};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_err err;
     eng_err_clear(&err);
     ASSERT_EQ(eng_apply(db, &m, 1, NULL, &err), ENG_E_INVALID);
     ASSERT(strstr(err.msg, "511"));
     eng_val empty[1] = {S("")};
-    eng_mutation m2 = {t, empty, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m2 = {t, empty, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     eng_err_clear(&err);
     ASSERT_EQ(eng_apply(db, &m2, 1, NULL, &err), ENG_E_INVALID);
     ASSERT_STR_EQ(err.msg, "Key may not be empty");
@@ -1317,8 +1317,8 @@ TEST(test_failed_batch_leaves_the_database_unchanged)
     eng_cell_op op = {(uint16_t)col(t, "v"), ENG_OP_SET, {NULL, 0}, I(1)};
     eng_row_mut good = {ck, 1, 0, 1, &op};
     eng_row_mut wrong = {bad, 1, 0, 1, &op};
-    eng_mutation m[2] = {{t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &good},
-                         {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &wrong}};
+    eng_mutation m[2] = {{t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &good, 0},
+                         {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &wrong, 0}};
     eng_err err;
     eng_err_clear(&err);
     ASSERT_EQ(eng_apply(db, m, 2, NULL, &err), ENG_E_INVALID);
@@ -1462,7 +1462,7 @@ TEST(test_stale_table_handle_of_a_dropped_table_is_refused)
     ASSERT_OK_ERR(eng_drop_table(db, "ks", "kv", 0, NULL, &err), &err);
     eng_val pk[1] = {I(1)}, ck[1] = {I(1)};
     eng_row_mut rm = {ck, 1, 0, 0, NULL};
-    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+    eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
     ASSERT_EQ(eng_apply(db, &m, 1, NULL, &err), ENG_E_INVALID);
     eng_db_close(db);
 }
@@ -1601,7 +1601,7 @@ static const eng_mutation *kv_mutation(kv_write *w, const eng_table *t, int k, i
     w->ck[0] = (eng_val){w->c, 4};
     w->op = (eng_cell_op){(uint16_t)col(t, "v"), ENG_OP_SET, {NULL, 0}, {w->v, 4}};
     w->rm = (eng_row_mut){w->ck, 1, 0, 1, &w->op};
-    w->m = (eng_mutation){t, w->pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &w->rm};
+    w->m = (eng_mutation){t, w->pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &w->rm, 0};
     return &w->m;
 }
 
@@ -1845,7 +1845,7 @@ TEST(test_group_commit_failed_write_leaves_the_others_applied)
         eng_val pk[1] = {i % 5 == 4 ? S(big) : S("room")}, ck[1] = {{ts, 4}};
         eng_cell_op op = {2, ENG_OP_SET, {NULL, 0}, S("hello")};
         eng_row_mut rm = {ck, 1, 0, 1, &op};
-        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
         p[i] = (pending){c, i};
         ASSERT_OK_ERR(eng_apply_async(db, s, &m, 1, on_durable, &p[i], &err), &err);
     }
@@ -1969,7 +1969,7 @@ TEST(test_group_commit_grows_a_full_map)
         eng_val pk[1] = {S("big")}, ck[1] = {{ts, 4}};
         eng_cell_op op = {2, ENG_OP_SET, {NULL, 0}, S(body)};
         eng_row_mut rm = {ck, 1, 0, 1, &op};
-        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
         p[i] = (pending){c, i};
         ASSERT_OK_ERR(eng_apply_async(db, s, &m, 1, on_durable, &p[i], &err), &err);
     }
