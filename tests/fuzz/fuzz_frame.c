@@ -6,7 +6,9 @@
  *
  * Input: a mode byte, then per mode:
  *  - 0 request: version (3 + byte % 3), opcode, flags, then the body; decoding returns 0,
- *    a protocol error or out of memory, and what it returns points inside the body;
+ *    a protocol error or out of memory, and what it returns points inside the body; a
+ *    response opcode's body is also decoded as a client reads it (cql/proto/client.h):
+ *    0, a protocol error or out of memory, and a RESULT's rows of its column count;
  *  - 1 header: 9 bytes decoded, encoded back unchanged, the version rule applied;
  *  - 2 segment: an LZ4 flag byte, then a segment; a header that passes its CRC24 and a
  *    payload that passes its CRC32 decode to the length the header states;
@@ -15,6 +17,7 @@
  */
 #include <string.h>
 
+#include "cql/proto/client.h"
 #include "cql/proto/message.h"
 #include "cql/proto/segment.h"
 #include "fuzz.h"
@@ -44,6 +47,27 @@ static void check_params(const cql_proto_query_params *p, const uint8_t *body, s
     inside(&p->keyspace, body, len, "the keyspace");
 }
 
+/* The body as a client reads a response of h's opcode. */
+static void fuzz_response(const cql_proto_header *h, const uint8_t *body, size_t len)
+{
+    eng_arena a;
+    eng_arena_init(&a, 1024);
+    eng_err err;
+    eng_err_clear(&err);
+    cql_proto_response resp;
+    int rc = cql_proto_response_decode(h, body, len, NULL, 0, &a, &resp, &err);
+    if (rc != 0 && rc != ENG_E_PROTOCOL && rc != ENG_E_NOMEM)
+        fz_fail("frame: a response fails with code %d", rc);
+    if (rc != 0 && resp.result)
+        fz_fail("frame: a refused response left a result");
+    if (rc == 0 && resp.result && resp.result->kind == CQL_RESULT_ROWS)
+        for (size_t i = 0; i < (size_t)resp.result->n_rows * resp.result->n_cols; i++)
+            if (resp.result->cells[i].len > (int32_t)len)
+                fz_fail("frame: a cell longer than the response");
+    cql_result_free(resp.result);
+    eng_arena_free(&a);
+}
+
 static void fuzz_request(fz_input *in)
 {
     cql_proto_header h = {.version = (uint8_t)(3 + fz_u8(in) % 3)};
@@ -57,6 +81,8 @@ static void fuzz_request(fz_input *in)
     eng_err err;
     eng_err_clear(&err);
     cql_proto_request req;
+    if (cql_proto_opcode_name(h.opcode) && !cql_proto_opcode_is_request(h.opcode))
+        fuzz_response(&h, body, len);
     int rc = cql_proto_request_decode(&h, body, len, &a, &req, &err);
     if (rc != 0 && rc != ENG_E_PROTOCOL && rc != ENG_E_NOMEM)
         fz_fail("frame: a request fails with code %d", rc);
