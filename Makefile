@@ -51,7 +51,8 @@ LDLIBS   += $(PKG_LIBS) -lpthread -lm
 LDFLAGS  += $(LDSAN)
 
 ENGINE_SRC = $(sort $(wildcard engine/value/*.c engine/store/*.c))
-CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/proto/*.c cql/server/*.c cql/driver/*.c))
+CQL_SRC    = $(sort $(wildcard cql/*.c cql/lang/*.c cql/exec/*.c cql/proto/*.c cql/client/*.c \
+                             cql/server/*.c cql/driver/*.c))
 LIB_SRC    = $(ENGINE_SRC) $(CQL_SRC)
 LIB_OBJ    = $(LIB_SRC:%.c=$(B)/%.o)
 # The shell is a program of its own, not part of libcassette.
@@ -67,7 +68,8 @@ TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
                        $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
-TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/server/run.sh tests/server/gocql/run.sh
+TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/cql/remote.sh tests/server/run.sh \
+               tests/server/gocql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
 
 # Fuzz targets (tests/fuzz/fuzz_NAME.c): libFuzzer programs in MODE=fuzz, corpus replayers
@@ -165,7 +167,7 @@ test-tsan: deps
 	    $(MAKE) --no-print-directory MODE=tsan tsan-run
 
 tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
-	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh \
+	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh tests/cql/remote.sh \
 	    tests/server/gocql/run.sh
 
 # The long mode: crash loops and races at their full counts (see README).

@@ -28,6 +28,17 @@
 #include "cassandra.h"
 #include "engine/value/common.h"
 
+/*
+ * Failures of a client's own (the remote backend's connections, cql/client), beyond the
+ * engine's codes: never on the wire, they name what the driver reports when no server answered.
+ */
+enum {
+    CQL_E_NO_HOST = 0x20000, /* no host could be connected to */
+    CQL_E_CLOSED,            /* the connection closed before the answer */
+    CQL_E_TIMEOUT,           /* no answer within the request timeout */
+    CQL_E_AUTH_NEEDED,       /* the server asks for credentials none were given for */
+};
+
 /* clang-format off */
 #define CQL_ERRORS(X)                                                                              \
     X(ENG_E_SERVER, 0x0000, "SERVER_ERROR", CASS_ERROR_SERVER_SERVER_ERROR, "ServerError", NULL) \
@@ -68,7 +79,15 @@
     X(ENG_E_EXISTS, 0x2400, "ALREADY_EXISTS", CASS_ERROR_SERVER_ALREADY_EXISTS, "AlreadyExists",  \
       NULL)                                                                                        \
     X(ENG_E_UNPREPARED, 0x2500, "UNPREPARED", CASS_ERROR_SERVER_UNPREPARED,                       \
-      "PreparedQueryNotFound", NULL)
+      "PreparedQueryNotFound", NULL)                                                               \
+    X(CQL_E_NO_HOST, 0x0000, "SERVER_ERROR", CASS_ERROR_LIB_NO_HOSTS_AVAILABLE, "NoHostAvailable",  \
+      NULL)                                                                                        \
+    X(CQL_E_CLOSED, 0x0000, "SERVER_ERROR", CASS_ERROR_LIB_NO_HOSTS_AVAILABLE, "NoHostAvailable",   \
+      NULL)                                                                                        \
+    X(CQL_E_TIMEOUT, 0x0000, "SERVER_ERROR", CASS_ERROR_LIB_REQUEST_TIMED_OUT, "OperationTimedOut", \
+      NULL)                                                                                        \
+    X(CQL_E_AUTH_NEEDED, 0x0000, "SERVER_ERROR", CASS_ERROR_SERVER_BAD_CREDENTIALS,               \
+      "AuthenticationFailed", NULL)
 /* clang-format on */
 
 #endif

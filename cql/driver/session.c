@@ -500,7 +500,12 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
 
 /* ---- USE at connect ---- */
 
+/* A request the caller waits for: the embedded backend completes it before execute returns,
+   the remote one later, on its connection's thread. */
 typedef struct sync_outcome {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
     int rc;
     eng_err err;
 } sync_outcome;
@@ -508,10 +513,14 @@ typedef struct sync_outcome {
 static void sync_done(void *arg, int rc, const eng_err *err, cql_result *result)
 {
     sync_outcome *o = arg;
+    cql_result_free(result);
+    pthread_mutex_lock(&o->lock);
     o->rc = rc;
     if (rc && err)
         o->err = *err;
-    cql_result_free(result);
+    o->done = 1;
+    pthread_cond_signal(&o->cond);
+    pthread_mutex_unlock(&o->lock);
 }
 
 static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char *ks, size_t len,
@@ -536,9 +545,18 @@ static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char
     req.timestamp = ENG_TS_NONE;
     req.consistency = CASS_CONSISTENCY_ONE;
     req.serial_consistency = CASS_CONSISTENCY_SERIAL;
-    sync_outcome o = {0, {0}};
+    sync_outcome o;
+    memset(&o, 0, sizeof o);
+    pthread_mutex_init(&o.lock, NULL);
+    pthread_cond_init(&o.cond, NULL);
     eng_err_clear(&o.err);
-    ops->execute(b, &req, sync_done, &o); /* USE completes at once: no group commit */
+    ops->execute(b, &req, sync_done, &o);
+    pthread_mutex_lock(&o.lock);
+    while (!o.done)
+        pthread_cond_wait(&o.cond, &o.lock);
+    pthread_mutex_unlock(&o.lock);
+    pthread_mutex_destroy(&o.lock);
+    pthread_cond_destroy(&o.cond);
     eng_buf_free(&q);
     if (o.rc)
         *err = o.err;

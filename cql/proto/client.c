@@ -12,6 +12,9 @@
 
 /* Types nest at most this deep in a response (an engine type nests at most 2,048 levels). */
 #define MAX_TYPE_DEPTH 2048
+/* Columns of a result at most: what no table reaches, and what bounds a result's metadata
+   when the rows do not (a ROWS result may say it has columns and send no rows). */
+#define MAX_COLUMNS 65535
 
 /* ---- requests ---- */
 
@@ -394,6 +397,8 @@ static int get_rows_metadata(dec *d, cql_result *res, owned_types **o,
 {
     int32_t flags = cql_proto_get_int(&d->r);
     uint32_t n = get_count(d, 0);
+    if (!d->r.bad && n > MAX_COLUMNS)
+        cql_proto_reader_fail(&d->r, "more columns than a table can have");
     if (d->r.bad)
         return -1;
     if (!prepared && (flags & META_HAS_MORE_PAGES)) {
@@ -543,6 +548,10 @@ static int get_result(dec *d, const cql_column_spec *known, uint32_t n_known,
     case CQL_RESULT_ROWS: {
         rc = get_rows_metadata(d, res, &o, known, n_known, out, 0);
         uint32_t n_rows = rc ? 0 : get_count(d, 4 * (size_t)res->n_cols);
+        if (!rc && n_rows && !res->n_cols) {
+            cql_proto_reader_fail(&d->r, "rows without columns");
+            rc = -1;
+        }
         eng_val *row = calloc(res->n_cols ? res->n_cols : 1, sizeof *row);
         if (!row)
             rc = (d->nomem = 1, -1);

@@ -527,13 +527,15 @@ static int load_script(const options *opt, script *sc, eng_buf *text)
 
 /*
  * Connects a session to the database directory: the driver opens it (creating
- * it if missing) with the durability CASSETTE_DURABILITY names. Returns 0, or
- * the exit status after a message.
+ * it if missing) with the durability CASSETTE_DURABILITY names. DB given as
+ * cql://host[:port] is a server, reached over the native protocol (the
+ * driver's remote backend). Returns 0, or the exit status after a message.
  */
 static int open_session(const options *opt, shell *sh)
 {
     eng_buf contact = ENG_BUF_INIT;
-    eng_buf_put_str(&contact, "file:");
+    if (strncmp(opt->db, "cql://", 6) != 0)
+        eng_buf_put_str(&contact, "file:");
     eng_buf_put_str(&contact, opt->db);
     sh->cluster = cass_cluster_new();
     sh->session = cass_session_new();

@@ -18,6 +18,8 @@
 #
 #   tests/cql/run.sh [NAME...]      only these files (NAME, NAME.cql or a path)
 #   CASSETTE=path/to/cassette       the shell to run (default build/release/cassette)
+#   CQL_REMOTE=1                    each file runs through the driver's remote backend against
+#                                   a `cassette serve --memory` of its own (cql://127.0.0.1:PORT)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -82,8 +84,24 @@ for name in $(printf '%s\n' $names | sort -u); do
     cases=$(count_cases "$here/$name.cql")
     db=$(mktemp -d "$tmp/db.XXXXXX")
     expected "$here/$name.out" >"$tmp/want"
-    (cd "$here" && timeout "$timeout_s" "$cassette" "$db/db" -f "$name.cql") >"$tmp/got" 2>&1
+    target="$db/db"
+    server=""
+    if [ "${CQL_REMOTE:-0}" = 1 ]; then
+        CASSETTE_DURABILITY=none "$cassette" serve --memory --port 0 >"$db/serve" 2>&1 &
+        server=$!
+        i=0
+        while ! grep -q 'listening on' "$db/serve" 2>/dev/null && [ $i -lt 100 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
+        target="cql://$(sed -n 's/.*listening on \([0-9.]*:[0-9]*\) .*/\1/p' "$db/serve")"
+    fi
+    (cd "$here" && timeout "$timeout_s" "$cassette" "$target" -f "$name.cql") >"$tmp/got" 2>&1
     status=$?
+    if [ -n "$server" ]; then
+        kill -TERM "$server"
+        wait "$server"
+    fi
     rm -rf "$db"
     reason=$(pending_reason "$name")
     is_pending=$?

@@ -17,10 +17,13 @@
 #include <cassandra.h>
 #include <cassette.h>
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
+#include <netinet/in.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -639,19 +642,34 @@ TEST(cassette_uri_replaces_contact_points)
     unsetenv("CASSETTE_DURABILITY");
 }
 
-/* Host names and addresses are for the remote backend: until it exists, connecting fails as
-   the driver fails when no host can be reached, and the message names the host. */
+/* A loopback port nothing listens on: one the kernel just gave and took back. */
+static int closed_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ASSERT(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+           getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* Host names and addresses are for the remote backend: a host nothing listens on fails as the
+   driver fails when no host can be reached, and the message names the host. */
 TEST(host_contact_point_fails_no_hosts_available)
 {
     char msg[1024];
     CassCluster *c = cass_cluster_new();
     ASSERT_EQ(cass_cluster_set_contact_points(c, "127.0.0.1"), CASS_OK);
+    ASSERT_EQ(cass_cluster_set_port(c, closed_port()), CASS_OK);
     CassSession *s = cass_session_new();
     CassFuture *f = cass_session_connect(s, c);
     ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
     future_message(f, msg, sizeof msg);
     ASSERT(strstr(msg, "127.0.0.1"));
-    ASSERT(strstr(msg, "file:DIR") && strstr(msg, "memory:"));
     cass_future_free(f);
     /* the session stays closed and can connect elsewhere */
     cass_cluster_free(c);

@@ -388,8 +388,11 @@ TEST(test_other_error_codes)
     ASSERT_STR_EQ(format_error("f", 1, CASS_ERROR_SERVER_WRITE_TIMEOUT, "t"),
                   "f:1:WriteTimeout: Error from server: code=1100 [Coordinator node timed out "
                   "waiting for replica nodes' responses] message=\"t\"\n");
+    /* the Python driver's NoHostAvailable, raised with the message alone */
     ASSERT_STR_EQ(format_error("f", 1, CASS_ERROR_LIB_NO_HOSTS_AVAILABLE, "down"),
-                  "f:1:ErrorMessage: down\n");
+                  "f:1:NoHostAvailable: down\n");
+    ASSERT_STR_EQ(format_error("f", 1, CASS_ERROR_LIB_INVALID_STATEMENT_TYPE, "x"),
+                  "f:1:ErrorMessage: x\n");
 }
 
 /* ---- allocation failures ---- */

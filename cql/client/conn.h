@@ -1,0 +1,65 @@
+/*
+ * One native-protocol connection to one host, as a driver holds it: a
+ * thread of its own runs a libuv loop that connects, negotiates the
+ * protocol version as drivers do (v5, then v4, then v3 while the server
+ * answers an unsupported version with a PROTOCOL_ERROR), sends STARTUP and,
+ * when the server asks, the SASL PLAIN credentials of PasswordAuthenticator;
+ * then carries requests on up to 32,768 streams at once (v5 in segments),
+ * each answered through its callback, on the connection's thread.
+ *
+ * Threads: cql_conn_send may be called from any thread at once; callbacks
+ * run on the connection's thread and must not wait for another request of
+ * the same connection. cql_conn_close from any thread but that one.
+ */
+#ifndef CQL_CLIENT_CONN_H
+#define CQL_CLIENT_CONN_H
+
+#include "cql/errors.h" /* CQL_E_*: the client's own failures */
+#include "cql/proto/client.h"
+
+typedef struct cql_conn cql_conn;
+
+typedef struct cql_conn_config {
+    const char *host;            /* a name or an address */
+    int port;                    /* 0: 9042 */
+    uint8_t max_version;         /* the first version tried (0: 5) */
+    const char *user, *password; /* PasswordAuthenticator's credentials, or NULL */
+    unsigned connect_timeout_ms; /* the whole handshake (0: 5000) */
+    unsigned request_timeout_ms; /* a request without an answer fails after it (0: none) */
+    const char *const *startup_keys; /* STARTUP options besides CQL_VERSION */
+    const char *const *startup_vals;
+    uint16_t n_startup;
+} cql_conn_config;
+
+
+/*
+ * Connects and completes the handshake; blocks until then. 0 and *out, or an error (a server's
+ * ERROR through its engine code: BAD_CREDENTIALS, PROTOCOL; CQL_E_NO_HOST when the host cannot
+ * be reached; CQL_E_AUTH_NEEDED) with the reason in err.
+ */
+int cql_conn_open(const cql_conn_config *cfg, cql_conn **out, eng_err *err);
+/* The protocol version negotiated. */
+uint8_t cql_conn_version(const cql_conn *c);
+/* 1 while the connection is up. */
+int cql_conn_alive(const cql_conn *c);
+
+/*
+ * A request's end: rc 0 and the decoded response (an ERROR decodes with 0 too: its error is
+ * resp->err), or a failure of the request itself (CQL_E_CLOSED, CQL_E_TIMEOUT, a response
+ * that does not decode) with err. resp's result is the callback's to keep or free; the rest of
+ * resp lives during the call only.
+ */
+typedef void (*cql_conn_done)(void *arg, int rc, const eng_err *err, cql_proto_response *resp);
+
+/*
+ * Sends a request of opcode with body (encoded for cql_conn_version; copied). known/n_known:
+ * the columns a ROWS answer without metadata has (borrowed until done). done is called exactly
+ * once, on the connection's thread -- with CQL_E_CLOSED when the connection is closed.
+ */
+void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
+                   const cql_column_spec *known, uint32_t n_known, cql_conn_done done, void *arg);
+
+/* Closes: requests in flight end with CQL_E_CLOSED; joins the thread; frees c. */
+void cql_conn_close(cql_conn *c);
+
+#endif

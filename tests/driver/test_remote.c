@@ -1,0 +1,293 @@
+/*
+ * The remote backend: a session whose contact point is a host runs its
+ * statements on a `cassette serve` the test starts (the shell named by
+ * CASSETTE, else build/release/cassette; a free port). Through the public
+ * API only, as an application would: protocol versions, prepared
+ * statements, paging, batches, conditional writes, server errors with their
+ * codes and messages, warnings, PasswordAuthenticator, and a server that
+ * goes away.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver_test.h"
+
+typedef struct server {
+    pid_t pid;
+    int port;
+} server;
+
+/* Starts `cassette serve --memory --port 0 [extra]` and reads the port it printed. */
+static void server_start(server *s, const char *extra)
+{
+    const char *bin = getenv("CASSETTE");
+    if (!bin || !*bin)
+        bin = "build/release/cassette";
+    int fds[2];
+    ASSERT(pipe(fds) == 0);
+    s->pid = fork();
+    ASSERT(s->pid >= 0);
+    if (s->pid == 0) {
+        /* the server dies with the test, and holds none of the harness's descriptors */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        dup2(fds[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        setenv("CASSETTE_DURABILITY", "none", 1);
+        if (extra)
+            execl(bin, bin, "serve", "--memory", "--port", "0", extra, (char *)NULL);
+        else
+            execl(bin, bin, "serve", "--memory", "--port", "0", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char line[256] = "";
+    size_t n = 0;
+    while (n + 1 < sizeof line && read(fds[0], line + n, 1) == 1 && line[n] != '\n')
+        n++;
+    line[n] = '\0';
+    close(fds[0]);
+    const char *at = strstr(line, "listening on 127.0.0.1:");
+    if (!at)
+        test_fail(__FILE__, __LINE__, "cassette serve did not start (%s): %s", bin, line);
+    s->port = atoi(at + strlen("listening on 127.0.0.1:"));
+}
+
+static void server_stop(server *s)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGTERM);
+    int status;
+    waitpid(s->pid, &status, 0);
+    s->pid = 0;
+}
+
+static CassCluster *remote_cluster(const server *s, int version)
+{
+    CassCluster *c = cass_cluster_new();
+    ASSERT(c);
+    ASSERT_EQ(cass_cluster_set_contact_points(c, "127.0.0.1"), CASS_OK);
+    ASSERT_EQ(cass_cluster_set_port(c, s->port), CASS_OK);
+    if (version == 5) /* v5 is the driver's beta protocol */
+        ASSERT_EQ(cass_cluster_set_use_beta_protocol_version(c, cass_true), CASS_OK);
+    else if (version)
+        ASSERT_EQ(cass_cluster_set_protocol_version(c, version), CASS_OK);
+    return c;
+}
+
+static const char *text_of(const CassRow *row, size_t col, char *buf, size_t cap)
+{
+    const char *p;
+    size_t n;
+    if (cass_value_get_string(cass_row_get_column(row, col), &p, &n) != CASS_OK)
+        return NULL;
+    snprintf(buf, cap, "%.*s", (int)n, p);
+    return buf;
+}
+
+TEST(every_protocol_version_runs_statements_prepared_and_simple)
+{
+    server srv;
+    server_start(&srv, NULL);
+    for (int version = 3; version <= 5; version++) {
+        conn cn;
+        conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, version));
+        char ks[64], q[256];
+        snprintf(ks, sizeof ks, "ks%d", version);
+        snprintf(q, sizeof q,
+                 "CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', "
+                 "'replication_factor': 1}",
+                 ks);
+        RUN(cn.session, q);
+        snprintf(q, sizeof q, "CREATE TABLE %s.msgs (room text, id int, body text, "
+                              "tags set<text>, PRIMARY KEY (room, id))", ks);
+        RUN(cn.session, q);
+        snprintf(q, sizeof q, "INSERT INTO %s.msgs (room, id, body, tags) VALUES (?, ?, ?, ?)", ks);
+        CassFuture *pf = cass_session_prepare(cn.session, q);
+        ASSERT_FUTURE_OK(pf);
+        const CassPrepared *ins = cass_future_get_prepared(pf);
+        cass_future_free(pf);
+        for (int i = 0; i < 250; i++) {
+            CassStatement *st = cass_prepared_bind(ins);
+            char body[32];
+            snprintf(body, sizeof body, "m%d", i);
+            cass_statement_bind_string(st, 0, "r");
+            cass_statement_bind_int32(st, 1, i);
+            cass_statement_bind_string(st, 2, body);
+            CassCollection *tags = cass_collection_new(CASS_COLLECTION_TYPE_SET, 1);
+            cass_collection_append_string(tags, "t");
+            cass_statement_bind_collection(st, 3, tags);
+            cass_collection_free(tags);
+            const CassResult *r = EXEC(cn.session, st);
+            cass_result_free(r);
+            cass_statement_free(st);
+        }
+        cass_prepared_free(ins);
+        /* paging through 250 rows, 100 at a time */
+        snprintf(q, sizeof q, "SELECT id, body FROM %s.msgs WHERE room = 'r'", ks);
+        CassStatement *st = cass_statement_new(q, 0);
+        cass_statement_set_paging_size(st, 100);
+        int rows = 0, pages = 0;
+        for (;;) {
+            const CassResult *r = EXEC(cn.session, st);
+            CassIterator *it = cass_iterator_from_result(r);
+            while (cass_iterator_next(it)) {
+                cass_int32_t id;
+                ASSERT_EQ(cass_value_get_int32(cass_row_get_column(cass_iterator_get_row(it), 0),
+                                               &id),
+                          CASS_OK);
+                ASSERT_EQ(id, rows);
+                rows++;
+            }
+            cass_iterator_free(it);
+            pages++;
+            cass_bool_t more = cass_result_has_more_pages(r);
+            if (more)
+                cass_statement_set_paging_state(st, r);
+            cass_result_free(r);
+            if (!more)
+                break;
+        }
+        cass_statement_free(st);
+        ASSERT_EQ(rows, 250);
+        ASSERT_EQ(pages, 3);
+        conn_close(&cn);
+    }
+    server_stop(&srv);
+}
+
+TEST(errors_batches_and_conditional_writes_come_back_as_the_driver_reports_them)
+{
+    server srv;
+    server_start(&srv, NULL);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, 4));
+    RUN(cn.session, KS_CQL);
+    RUN(cn.session, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)");
+    CassStatement *st = cass_statement_new("SELECT * FROM ks.nope", 0);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_INVALID_QUERY);
+    char msg[256];
+    ASSERT_STR_EQ(future_message(f, msg, sizeof msg), "table nope does not exist");
+    cass_future_free(f);
+    cass_statement_free(st);
+    /* a syntax error keeps Cassandra's text */
+    st = cass_statement_new("SELEC 1", 0);
+    f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_SYNTAX_ERROR);
+    cass_future_free(f);
+    cass_statement_free(st);
+    /* a batch of simple statements */
+    CassBatch *b = cass_batch_new(CASS_BATCH_TYPE_LOGGED);
+    CassStatement *s1 = cass_statement_new("INSERT INTO ks.t (k, v) VALUES (1, 'one')", 0);
+    CassStatement *s2 = cass_statement_new("INSERT INTO ks.t (k, v) VALUES (?, ?)", 2);
+    cass_statement_bind_int32(s2, 0, 2);
+    cass_statement_bind_string(s2, 1, "two");
+    cass_batch_add_statement(b, s1);
+    cass_batch_add_statement(b, s2);
+    f = cass_session_execute_batch(cn.session, b);
+    ASSERT_FUTURE_OK(f);
+    cass_future_free(f);
+    cass_batch_free(b);
+    cass_statement_free(s1);
+    cass_statement_free(s2);
+    const CassResult *r = QUERY(cn.session, "SELECT count(*) FROM ks.t");
+    cass_int64_t n = 0;
+    cass_value_get_int64(cass_row_get_column(cass_result_first_row(r), 0), &n);
+    ASSERT_EQ(n, 2);
+    cass_result_free(r);
+    /* a conditional write that does not apply shows the row it found */
+    r = QUERY(cn.session, "INSERT INTO ks.t (k, v) VALUES (1, 'uno') IF NOT EXISTS");
+    const CassRow *row = cass_result_first_row(r);
+    cass_bool_t applied = cass_true;
+    cass_value_get_bool(cass_row_get_column(row, 0), &applied);
+    ASSERT(!applied);
+    char buf[32];
+    ASSERT_STR_EQ(text_of(row, 2, buf, sizeof buf), "one");
+    cass_result_free(r);
+    conn_close(&cn);
+    /* a session connected to a keyspace names its tables unqualified */
+    CassCluster *c = remote_cluster(&srv, 4);
+    CassSession *s = cass_session_new();
+    CassFuture *cf = cass_session_connect_keyspace(s, c, "ks");
+    ASSERT_FUTURE_OK(cf);
+    cass_future_free(cf);
+    r = QUERY(s, "SELECT v FROM t WHERE k = 2");
+    ASSERT_STR_EQ(text_of(cass_result_first_row(r), 0, buf, sizeof buf), "two");
+    cass_result_free(r);
+    cf = cass_session_close(s);
+    cass_future_wait(cf);
+    cass_future_free(cf);
+    cass_session_free(s);
+    cass_cluster_free(c);
+    server_stop(&srv);
+}
+
+TEST(password_authenticator_takes_the_clusters_credentials)
+{
+    server srv;
+    server_start(&srv, "--auth");
+    CassCluster *c = remote_cluster(&srv, 0);
+    cass_cluster_set_credentials(c, "cassandra", "cassandra");
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, c);
+    const CassResult *r = QUERY(cn.session, "SELECT role FROM system_auth.roles");
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    conn_close(&cn);
+
+    c = remote_cluster(&srv, 0);
+    cass_cluster_set_credentials(c, "cassandra", "wrong");
+    CassSession *s = cass_session_new();
+    CassFuture *f = cass_session_connect(s, c);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_BAD_CREDENTIALS);
+    char msg[256];
+    ASSERT(strstr(future_message(f, msg, sizeof msg),
+                  "Provided username cassandra and/or password are incorrect"));
+    cass_future_free(f);
+    cass_session_free(s);
+    cass_cluster_free(c);
+
+    c = remote_cluster(&srv, 0); /* no credentials at all */
+    s = cass_session_new();
+    f = cass_session_connect(s, c);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_BAD_CREDENTIALS);
+    cass_future_free(f);
+    cass_session_free(s);
+    cass_cluster_free(c);
+    server_stop(&srv);
+}
+
+TEST(a_server_that_goes_away_fails_requests_and_nothing_hangs)
+{
+    server srv;
+    server_start(&srv, NULL);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, 4));
+    RUN(cn.session, KS_CQL);
+    server_stop(&srv);
+    CassStatement *st = cass_statement_new("SELECT * FROM system.local", 0);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
+    cass_future_free(f);
+    cass_statement_free(st);
+    conn_close(&cn);
+    /* and a host that does not answer at all */
+    CassCluster *c = remote_cluster(&srv, 4);
+    CassSession *s = cass_session_new();
+    f = cass_session_connect(s, c);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
+    cass_future_free(f);
+    cass_session_free(s);
+    cass_cluster_free(c);
+}
