@@ -127,26 +127,62 @@ static void on_written(uv_write_t *w, int status)
     free(wr);
 }
 
-/* Frames the body as this connection speaks and writes it. 0, or -1 (out of memory). */
-static int write_frame(cql_conn *c, int16_t stream, uint8_t opcode, const uint8_t *body,
-                       size_t len)
+static void lost(cql_conn *c, const char *why);
+
+/* What one turn of the loop sends: frames gathered, written in one write. */
+typedef struct outbox {
+    eng_buf wire;   /* bytes ready for the socket */
+    eng_buf frames; /* v5: whole frames not yet in a segment */
+} outbox;
+
+/* v5: the frames gathered so far as one self-contained segment. */
+static int seal(cql_conn *c, outbox *o)
 {
-    eng_buf frame = ENG_BUF_INIT;
-    size_t at = cql_proto_request_begin(&frame, c->version, stream, opcode);
-    eng_buf_put(&frame, body, len);
-    int rc = cql_proto_request_end(&frame, at, CQL_PROTO_COMPRESS_NONE);
-    write_req *wr = rc ? NULL : calloc(1, sizeof *wr);
-    if (wr && c->segments)
-        rc = cql_proto_segments_put(&wr->data, frame.p, frame.len, 0);
-    else if (wr)
-        wr->data = frame, frame = (eng_buf)ENG_BUF_INIT;
-    eng_buf_free(&frame);
-    if (!wr || rc || wr->data.oom) {
-        if (wr)
-            eng_buf_free(&wr->data);
-        free(wr);
+    if (!c->segments || !o->frames.len)
+        return 0;
+    int rc = cql_proto_segments_put(&o->wire, o->frames.p, o->frames.len, 0);
+    eng_buf_reset(&o->frames);
+    return rc;
+}
+
+/* Adds one request frame to o, framed as this connection speaks. 0, or -1 (out of memory). */
+static int add_frame(cql_conn *c, outbox *o, int16_t stream, uint8_t opcode, const uint8_t *body,
+                     size_t len)
+{
+    eng_buf *into = c->segments ? &o->frames : &o->wire;
+    if (c->segments && o->frames.len &&
+        o->frames.len + CQL_PROTO_HEADER_LEN + len > CQL_PROTO_SEGMENT_MAX_PAYLOAD && seal(c, o))
+        return -1;
+    size_t at = cql_proto_request_begin(into, c->version, stream, opcode);
+    eng_buf_put(into, body, len);
+    if (cql_proto_request_end(into, at, CQL_PROTO_COMPRESS_NONE))
+        return -1;
+    /* a frame larger than a segment goes alone, cut across segments */
+    if (c->segments && o->frames.len > CQL_PROTO_SEGMENT_MAX_PAYLOAD && seal(c, o))
+        return -1;
+    return into->oom ? -1 : 0;
+}
+
+/* Writes what o gathered (o is emptied). 0, or -1. */
+static int flush(cql_conn *c, outbox *o)
+{
+    if (seal(c, o) || o->wire.oom) {
+        eng_buf_free(&o->wire);
+        eng_buf_free(&o->frames);
         return -1;
     }
+    eng_buf_free(&o->frames);
+    if (!o->wire.len) {
+        eng_buf_free(&o->wire);
+        return 0;
+    }
+    write_req *wr = calloc(1, sizeof *wr);
+    if (!wr) {
+        eng_buf_free(&o->wire);
+        return -1;
+    }
+    wr->data = o->wire;
+    o->wire = (eng_buf)ENG_BUF_INIT;
     uv_buf_t b = uv_buf_init((char *)wr->data.p, (unsigned)wr->data.len);
     if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written)) {
         eng_buf_free(&wr->data);
@@ -156,25 +192,43 @@ static int write_frame(cql_conn *c, int16_t stream, uint8_t opcode, const uint8_
     return 0;
 }
 
-/* Sends what waits for a stream, while streams are free. */
+/* Frames the body as this connection speaks and writes it. 0, or -1 (out of memory). */
+static int write_frame(cql_conn *c, int16_t stream, uint8_t opcode, const uint8_t *body,
+                       size_t len)
+{
+    outbox o = {ENG_BUF_INIT, ENG_BUF_INIT};
+    if (add_frame(c, &o, stream, opcode, body, len)) {
+        eng_buf_free(&o.wire);
+        eng_buf_free(&o.frames);
+        return -1;
+    }
+    return flush(c, &o);
+}
+
+/* Sends what waits for a stream, while streams are free: one write for all of them. */
 static void send_waiting(cql_conn *c)
 {
+    outbox o = {ENG_BUF_INIT, ENG_BUF_INIT};
+    pending *sent = NULL;
     while (c->waiting && c->n_free) {
         pending *p = c->waiting;
         c->waiting = p->next;
         int16_t id = c->free_ids[--c->n_free];
-        if (write_frame(c, id, p->opcode, p->body, p->len)) {
+        if (add_frame(c, &o, id, p->opcode, p->body, p->len)) {
             c->free_ids[c->n_free++] = id;
             fail_pending(p, ENG_E_NOMEM, "out of memory sending a request");
             continue;
         }
-        free(p->body); /* sent: the copy is not needed any more */
+        free(p->body); /* framed: the copy is not needed any more */
         p->body = NULL;
-        p->next = NULL;
+        p->next = sent;
+        sent = p;
         if (c->cfg.request_timeout_ms)
             p->deadline = uv_now(&c->loop) + c->cfg.request_timeout_ms;
         c->streams[id] = p;
     }
+    if (flush(c, &o))
+        lost(c, "out of memory writing requests");
 }
 
 static void on_wake(uv_async_t *a);
@@ -621,6 +675,12 @@ int cql_conn_open(const cql_conn_config *cfg, cql_conn **out, eng_err *err)
 
 uint8_t cql_conn_version(const cql_conn *c) { return c->version; }
 
+int cql_conn_is_own_thread(const cql_conn *c)
+{
+    uv_thread_t self = uv_thread_self();
+    return uv_thread_equal(&self, &c->thread);
+}
+
 int cql_conn_alive(const cql_conn *c)
 {
     cql_conn *m = (cql_conn *)c;
@@ -655,6 +715,7 @@ void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
     p->arg = arg;
     pthread_mutex_lock(&c->lock);
     int open = !c->closing && c->state == ST_READY;
+    int wake = open && !c->q_head; /* the loop takes the whole queue when it wakes */
     if (open) {
         if (c->q_tail)
             c->q_tail->next = p;
@@ -669,7 +730,8 @@ void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
         fail_pending(p, CQL_E_CLOSED, why);
         return;
     }
-    uv_async_send(&c->wake);
+    if (wake)
+        uv_async_send(&c->wake);
 }
 
 void cql_conn_close(cql_conn *c)

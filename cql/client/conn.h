@@ -42,6 +42,8 @@ int cql_conn_open(const cql_conn_config *cfg, cql_conn **out, eng_err *err);
 uint8_t cql_conn_version(const cql_conn *c);
 /* 1 while the connection is up. */
 int cql_conn_alive(const cql_conn *c);
+/* 1 when called on c's own thread (in one of its callbacks), where c cannot be closed. */
+int cql_conn_is_own_thread(const cql_conn *c);
 
 /*
  * A request's end: rc 0 and the decoded response (an ERROR decodes with 0 too: its error is

@@ -25,9 +25,27 @@
 #include "cql/driver/backend.h"
 #include "cql/driver/driver_int.h"
 
-struct cql_backend {
+/* A connection and the requests being handed to it: a connection replaced after it went down
+   is closed once nobody is sending on it (never under the backend's lock: closing joins the
+   connection's thread, whose callbacks take that lock). */
+typedef struct held {
     cql_conn *conn;
-    uint8_t version;
+    int refs;
+    int retired;
+    struct held *next; /* in the backend's graveyard */
+} held;
+
+struct cql_backend {
+    pthread_mutex_t lock;
+    held *cur;           /* the connection requests go to (under lock) */
+    uint8_t version;     /* negotiated at connect; a reconnection keeps it */
+    cql_conn_config cfg; /* for reconnections: its strings are the backend's copies */
+    char *contacts;
+    char *user, *password, *app_name, *app_version;
+    const char *keys[3], *vals[3];
+    char *keyspace;      /* the last USE (under lock), set again on a new connection */
+    held *graveyard;     /* replaced connections whose last user was their own thread (a
+                            callback sending again): closed with the backend (under lock) */
 };
 
 /* A statement prepared here: its id, which the server derives from the keyspace and text. */
@@ -107,13 +125,13 @@ static void waiter_done(void *arg, int rc, const eng_err *err, cql_proto_respons
     pthread_mutex_unlock(&w->lock);
 }
 
-/* Sends a request and waits for its outcome. */
-static int call_sync(cql_backend *b, uint8_t opcode, const eng_buf *body, cql_result **out,
-                     eng_err *err)
+/* Sends a request on conn and waits for its outcome. */
+static int call_on(cql_conn *conn, uint8_t opcode, const eng_buf *body, cql_result **out,
+                   eng_err *err)
 {
     waiter w;
     waiter_init(&w);
-    cql_conn_send(b->conn, opcode, body->p, body->len, NULL, 0, waiter_done, &w);
+    cql_conn_send(conn, opcode, body->p, body->len, NULL, 0, waiter_done, &w);
     pthread_mutex_lock(&w.lock);
     while (!w.done)
         pthread_cond_wait(&w.cond, &w.lock);
@@ -125,91 +143,284 @@ static int call_sync(cql_backend *b, uint8_t opcode, const eng_buf *body, cql_re
     return w.rc;
 }
 
+/* ---- the connection ---- */
+
+static int connect_any(cql_backend *b, cql_conn **out, eng_err *why);
+static void bury(cql_backend *b, held *h);
+
+/* USE of the session's keyspace on a new connection. */
+static int use_keyspace(cql_backend *b, cql_conn *conn, const char *ks, eng_err *err)
+{
+    eng_buf q = ENG_BUF_INIT, body = ENG_BUF_INIT;
+    eng_buf_put_str(&q, "USE \"");
+    for (const char *p = ks; *p; p++) {
+        if (*p == '"')
+            eng_buf_put_u8(&q, '"');
+        eng_buf_put_u8(&q, (uint8_t)*p);
+    }
+    eng_buf_put_u8(&q, '"');
+    cql_proto_query_params p;
+    memset(&p, 0, sizeof p);
+    p.consistency = CQL_PROTO_CL_ONE;
+    p.serial_consistency = CQL_PROTO_CL_SERIAL;
+    p.page_size = -1;
+    p.paging_state.len = -1;
+    p.timestamp = INT64_MIN;
+    cql_proto_put_query(&body, b->version, q.p, q.len, &p);
+    cql_result *r = NULL;
+    int rc = q.oom || body.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
+                               : call_on(conn, CQL_PROTO_QUERY, &body, &r, err);
+    cql_result_free(r);
+    eng_buf_free(&q);
+    eng_buf_free(&body);
+    return rc;
+}
+
+/*
+ * The connection to send on, referenced (release it): the current one, or -- when it went
+ * down -- a new one to the first contact point that answers, with the session's keyspace.
+ * Connections it replaces are returned in *dead for the caller to close after the lock.
+ */
+static held *acquire(cql_backend *b, eng_err *err)
+{
+    held *dead = NULL, *h = NULL;
+    pthread_mutex_lock(&b->lock);
+    if (b->cur && !cql_conn_alive(b->cur->conn)) {
+        b->cur->retired = 1;
+        if (b->cur->refs == 0)
+            dead = b->cur;
+        b->cur = NULL;
+    }
+    if (!b->cur) {
+        cql_conn *conn = NULL;
+        eng_err why;
+        eng_err_clear(&why);
+        char *ks = b->keyspace ? strdup(b->keyspace) : NULL;
+        int rc = connect_any(b, &conn, &why);
+        if (!rc && ks && (rc = use_keyspace(b, conn, ks, &why))) {
+            cql_conn_close(conn); /* a thread of its own, not running any callback of ours */
+            conn = NULL;
+        }
+        free(ks);
+        if (!rc && !(b->cur = calloc(1, sizeof *b->cur))) {
+            cql_conn_close(conn);
+            rc = eng_errorf(&why, ENG_E_NOMEM, "out of memory connecting");
+        }
+        if (rc) {
+            eng_err_clear(err);
+            eng_errorf(err, CQL_E_CLOSED, "No host available: %s", why.msg);
+        } else {
+            b->cur->conn = conn;
+        }
+    }
+    if (b->cur) {
+        h = b->cur;
+        h->refs++;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (dead)
+        bury(b, dead);
+    return h;
+}
+
+/* Closes a replaced connection, or keeps it for later when this is its own thread. */
+static void bury(cql_backend *b, held *h)
+{
+    if (!cql_conn_is_own_thread(h->conn)) {
+        cql_conn_close(h->conn);
+        free(h);
+        return;
+    }
+    pthread_mutex_lock(&b->lock);
+    h->next = b->graveyard;
+    b->graveyard = h;
+    pthread_mutex_unlock(&b->lock);
+}
+
+static void release(cql_backend *b, held *h)
+{
+    pthread_mutex_lock(&b->lock);
+    int close_now = --h->refs == 0 && h->retired;
+    pthread_mutex_unlock(&b->lock);
+    if (close_now)
+        bury(b, h);
+}
+
+/* Sends a request and waits for its outcome. */
+static int call_sync(cql_backend *b, uint8_t opcode, const eng_buf *body, cql_result **out,
+                     eng_err *err)
+{
+    held *h = acquire(b, err);
+    if (!h) {
+        *out = NULL;
+        return err->code;
+    }
+    int rc = call_on(h->conn, opcode, body, out, err);
+    release(b, h);
+    return rc;
+}
+
 /* ---- connect ---- */
 
-/* The first host of a contact list (a URI or names separated by commas), and its port. */
-static int first_host(const char *contacts, int default_port, char *host, size_t cap, int *port)
+/*
+ * The i-th host of a contact list (a URI cql://h1,h2:port/ks or names separated by commas)
+ * and its port: 0, 1 when there is no i-th host, -1 when it is malformed.
+ */
+static int nth_host(const char *contacts, int i, int default_port, char *host, size_t cap,
+                    int *port)
 {
     const char *p = contacts;
     if (!strncmp(p, "cql://", 6))
         p += 6;
-    while (*p == ' ' || *p == ',')
-        p++;
-    size_t n = strcspn(p, ",/? ");
-    if (!n || n >= cap)
-        return -1;
-    memcpy(host, p, n);
-    host[n] = '\0';
+    size_t list = strcspn(p, "/?"); /* the hosts end where the keyspace or options begin */
+    const char *end = p + list;
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == ','))
+            p++;
+        if (p >= end)
+            return 1;
+        size_t n = strcspn(p, ", ");
+        if (p + n > end)
+            n = (size_t)(end - p);
+        if (i-- == 0) {
+            if (n >= cap)
+                return -1;
+            memcpy(host, p, n);
+            host[n] = '\0';
+            break;
+        }
+        p += n;
+    }
     *port = default_port;
     char *colon = strrchr(host, ':');
-    if (colon && !strchr(colon + 1, ']') && strchr(host, ':') == colon) { /* not IPv6 */
+    if (host[0] == '[') { /* [v6] or [v6]:port */
+        char *close = strchr(host, ']');
+        if (!close)
+            return -1;
+        if (close[1] == ':')
+            *port = atoi(close + 2);
+        *close = '\0';
+        memmove(host, host + 1, strlen(host));
+    } else if (colon && strchr(host, ':') == colon) { /* host:port, not a bare IPv6 address */
         *port = atoi(colon + 1);
         *colon = '\0';
     }
-    if (host[0] == '[') { /* [v6]:port */
-        size_t len = strlen(host);
-        memmove(host, host + 1, len);
-        char *close = strchr(host, ']');
-        if (close)
-            *close = '\0';
+    return *port > 0 && *port < 65536 && host[0] ? 0 : -1;
+}
+
+/* The first contact point that answers (a refused login ends the search: the next host has
+   the same roles). */
+static int connect_any(cql_backend *b, cql_conn **out, eng_err *why)
+{
+    int rc = CQL_E_NO_HOST, tried = 0;
+    char host[256];
+    cql_conn_config cfg = b->cfg;
+    for (int i = 0; rc && rc != ENG_E_BAD_CREDENTIALS && rc != CQL_E_AUTH_NEEDED; i++) {
+        int port, r = nth_host(b->contacts, i, cfg.port ? cfg.port : 9042, host, sizeof host,
+                               &port);
+        if (r > 0)
+            break;
+        if (r < 0)
+            continue;
+        tried++;
+        cfg.host = host;
+        cfg.port = port;
+        eng_err_clear(why);
+        rc = cql_conn_open(&cfg, out, why);
     }
-    return *port > 0 && *port < 65536 ? 0 : -1;
+    if (!tried) {
+        eng_err_clear(why);
+        return eng_errorf(why, CQL_E_NO_HOST, "No valid host in the contact points %.300s",
+                          b->contacts);
+    }
+    return rc;
+}
+
+static void backend_free(cql_backend *b)
+{
+    pthread_mutex_destroy(&b->lock);
+    free(b->contacts);
+    free(b->user);
+    if (b->password)
+        memset(b->password, 0, strlen(b->password));
+    free(b->password);
+    free(b->app_name);
+    free(b->app_version);
+    free(b->keyspace);
+    free(b);
+}
+
+static char *dup_opt(const char *s, int *oom)
+{
+    char *d = s ? strdup(s) : NULL;
+    *oom |= s && !d;
+    return d;
 }
 
 static CassError remote_connect(const CassCluster *cluster, const char *contacts,
                                 const char *origin, cql_backend **out, eng_err *err)
 {
     *out = NULL;
-    char host[256];
-    int port = 0;
-    if (first_host(contacts, cluster->port ? cluster->port : 9042, host, sizeof host, &port)) {
-        eng_errorf(err, ENG_E_SERVER, "No valid host in the contact points %.300s%s", contacts,
-                   origin);
-        return CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
-    }
-    const char *keys[3], *vals[3];
-    uint16_t n = 0;
-    keys[n] = "DRIVER_NAME";
-    vals[n++] = "cassette";
-    if (cluster->application_name) {
-        keys[n] = "APPLICATION_NAME";
-        vals[n++] = cluster->application_name;
-    }
-    if (cluster->application_version) {
-        keys[n] = "APPLICATION_VERSION";
-        vals[n++] = cluster->application_version;
-    }
-    cql_conn_config cfg = {
-        .host = host,
-        .port = port,
-        .max_version = (uint8_t)(cluster->protocol_version >= 3 && cluster->protocol_version <= 5
-                                     ? cluster->protocol_version
-                                     : 4),
-        .user = cluster->username,
-        .password = cluster->password,
-        .connect_timeout_ms = cluster->connect_timeout_ms,
-        .request_timeout_ms = cluster->request_timeout_ms,
-        .startup_keys = keys,
-        .startup_vals = vals,
-        .n_startup = n,
-    };
     cql_backend *b = calloc(1, sizeof *b);
-    if (!b) {
+    int oom = !b;
+    if (b) {
+        pthread_mutex_init(&b->lock, NULL);
+        b->contacts = dup_opt(contacts, &oom);
+        b->user = dup_opt(cluster->username, &oom);
+        b->password = dup_opt(cluster->password, &oom);
+        b->app_name = dup_opt(cluster->application_name, &oom);
+        b->app_version = dup_opt(cluster->application_version, &oom);
+    }
+    if (oom) {
+        if (b)
+            backend_free(b);
         eng_errorf(err, ENG_E_NOMEM, "out of memory connecting");
         return CASS_ERROR_LIB_UNABLE_TO_CONNECT;
     }
+    uint16_t n = 0;
+    b->keys[n] = "DRIVER_NAME";
+    b->vals[n++] = "cassette";
+    if (b->app_name) {
+        b->keys[n] = "APPLICATION_NAME";
+        b->vals[n++] = b->app_name;
+    }
+    if (b->app_version) {
+        b->keys[n] = "APPLICATION_VERSION";
+        b->vals[n++] = b->app_version;
+    }
+    b->cfg = (cql_conn_config){
+        .port = cluster->port ? cluster->port : 9042,
+        .max_version = (uint8_t)(cluster->protocol_version >= 3 && cluster->protocol_version <= 5
+                                     ? cluster->protocol_version
+                                     : 4),
+        .user = b->user,
+        .password = b->password,
+        .connect_timeout_ms = cluster->connect_timeout_ms,
+        .request_timeout_ms = cluster->request_timeout_ms,
+        .startup_keys = b->keys,
+        .startup_vals = b->vals,
+        .n_startup = n,
+    };
     eng_err why;
     eng_err_clear(&why);
-    int rc = cql_conn_open(&cfg, &b->conn, &why);
+    cql_conn *conn = NULL;
+    int rc = connect_any(b, &conn, &why);
+    if (!rc && !(b->cur = calloc(1, sizeof *b->cur))) {
+        cql_conn_close(conn);
+        rc = eng_errorf(&why, ENG_E_NOMEM, "out of memory connecting");
+    }
     if (rc) {
-        free(b);
+        backend_free(b);
         eng_err_clear(err);
         eng_errorf(err, rc, "%s%s", why.msg, origin);
         return rc == ENG_E_BAD_CREDENTIALS || rc == CQL_E_AUTH_NEEDED
                    ? CASS_ERROR_SERVER_BAD_CREDENTIALS
-                   : CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
+               : rc == ENG_E_NOMEM ? CASS_ERROR_LIB_UNABLE_TO_CONNECT
+                                   : CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
     }
-    b->version = cql_conn_version(b->conn);
+    b->cur->conn = conn;
+    b->version = cql_conn_version(conn);
+    b->cfg.max_version = b->version; /* a reconnection speaks what the bodies are encoded in */
     *out = b;
     return CASS_OK;
 }
@@ -218,8 +429,16 @@ static void remote_close(cql_backend *b)
 {
     if (!b)
         return;
-    cql_conn_close(b->conn);
-    free(b);
+    if (b->cur) /* no request is being sent any more: the backend's contract */
+        cql_conn_close(b->cur->conn);
+    free(b->cur);
+    while (b->graveyard) {
+        held *h = b->graveyard;
+        b->graveyard = h->next;
+        cql_conn_close(h->conn);
+        free(h);
+    }
+    backend_free(b);
 }
 
 /* ---- prepare ---- */
@@ -281,6 +500,7 @@ static void remote_handle_free(void *handle)
    re-prepare. */
 typedef struct call {
     cql_backend *b;
+    cql_conn *conn; /* the connection it went on: a re-prepare and its retry go there too */
     cql_backend_done done;
     void *arg;
     uint8_t opcode;
@@ -315,7 +535,7 @@ static void on_reprepared(void *arg, int rc, const eng_err *err, cql_proto_respo
         return;
     }
     /* the same text in the same keyspace has the same id: the request goes again as it was */
-    cql_conn_send(c->b->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known,
+    cql_conn_send(c->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known,
                   on_answer, c);
 }
 
@@ -328,8 +548,7 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
         eng_buf body = ENG_BUF_INIT;
         cql_proto_put_prepare(&body, c->b->version, (const uint8_t *)c->query, c->query_len,
                               NULL);
-        cql_conn_send(c->b->conn, CQL_PROTO_PREPARE, body.p, body.len, NULL, 0, on_reprepared,
-                      c);
+        cql_conn_send(c->conn, CQL_PROTO_PREPARE, body.p, body.len, NULL, 0, on_reprepared, c);
         eng_buf_free(&body);
         return;
     }
@@ -337,11 +556,34 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
     eng_err e;
     eng_err_clear(&e);
     int code = outcome(rc, err, resp, &e, &r);
+    if (!code && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace) {
+        /* the session's keyspace, for a connection made later */
+        char *ks = strdup(r->keyspace);
+        pthread_mutex_lock(&c->b->lock);
+        free(c->b->keyspace);
+        c->b->keyspace = ks;
+        pthread_mutex_unlock(&c->b->lock);
+    }
     if (code)
         c->done(c->arg, code, &e, NULL);
     else
         c->done(c->arg, 0, NULL, r);
     call_free(c);
+}
+
+/* Sends a call on the session's connection (made again when it went down). */
+static void send_call(cql_backend *b, call *c)
+{
+    eng_err err;
+    held *h = acquire(b, &err);
+    if (!h) {
+        c->done(c->arg, err.code, &err, NULL);
+        call_free(c);
+        return;
+    }
+    c->conn = h->conn;
+    cql_conn_send(h->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known, on_answer, c);
+    release(b, h);
 }
 
 static uint16_t consistency_of(int cl, uint16_t dflt)
@@ -446,7 +688,7 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
         done(arg, rc, &err, NULL);
         return;
     }
-    cql_conn_send(b->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known, on_answer, c);
+    send_call(b, c);
 }
 
 static void remote_execute_batch(cql_backend *b, const cql_batch_request *req,
@@ -497,7 +739,7 @@ static void remote_execute_batch(cql_backend *b, const cql_batch_request *req,
         done(arg, rc, &err, NULL);
         return;
     }
-    cql_conn_send(b->conn, c->opcode, c->body.p, c->body.len, NULL, 0, on_answer, c);
+    send_call(b, c);
 }
 
 /* ---- schema ---- */

@@ -23,8 +23,8 @@ typedef struct server {
     int port;
 } server;
 
-/* Starts `cassette serve --memory --port 0 [extra]` and reads the port it printed. */
-static void server_start(server *s, const char *extra)
+/* Starts `cassette serve (DB | --memory) --port PORT [extra]` and reads the port it printed. */
+static void server_start_on(server *s, const char *db, int port, const char *extra)
 {
     const char *bin = getenv("CASSETTE");
     if (!bin || !*bin)
@@ -43,10 +43,13 @@ static void server_start(server *s, const char *extra)
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
         setenv("CASSETTE_DURABILITY", "none", 1);
+        char p[16];
+        snprintf(p, sizeof p, "%d", port);
+        const char *where = db ? db : "--memory";
         if (extra)
-            execl(bin, bin, "serve", "--memory", "--port", "0", extra, (char *)NULL);
+            execl(bin, bin, "serve", where, "--port", p, extra, (char *)NULL);
         else
-            execl(bin, bin, "serve", "--memory", "--port", "0", (char *)NULL);
+            execl(bin, bin, "serve", where, "--port", p, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -61,6 +64,8 @@ static void server_start(server *s, const char *extra)
         test_fail(__FILE__, __LINE__, "cassette serve did not start (%s): %s", bin, line);
     s->port = atoi(at + strlen("listening on 127.0.0.1:"));
 }
+
+static void server_start(server *s, const char *extra) { server_start_on(s, NULL, 0, extra); }
 
 static void server_stop(server *s)
 {
@@ -290,4 +295,84 @@ TEST(a_server_that_goes_away_fails_requests_and_nothing_hangs)
     cass_future_free(f);
     cass_session_free(s);
     cass_cluster_free(c);
+}
+
+TEST(a_session_reconnects_to_a_restarted_server_with_its_keyspace_and_statements)
+{
+    char dir[] = "/tmp/cassette-remote-XXXXXX";
+    ASSERT(mkdtemp(dir));
+    char db[64];
+    snprintf(db, sizeof db, "%s/db", dir);
+    server srv;
+    server_start_on(&srv, db, 0, NULL);
+    int port = srv.port;
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, 4));
+    RUN(cn.session, KS_CQL);
+    RUN(cn.session, "USE ks");
+    RUN(cn.session, "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    CassFuture *pf = cass_session_prepare(cn.session, "INSERT INTO t (k, v) VALUES (?, ?)");
+    ASSERT_FUTURE_OK(pf);
+    const CassPrepared *ins = cass_future_get_prepared(pf);
+    cass_future_free(pf);
+    server_stop(&srv);
+    /* down: requests fail at once */
+    CassStatement *st = cass_prepared_bind(ins);
+    cass_statement_bind_int32(st, 0, 1);
+    cass_statement_bind_int32(st, 1, 1);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
+    cass_future_free(f);
+    /* back on the same port (a new process: it has forgotten the prepared statement) */
+    server_start_on(&srv, db, port, NULL);
+    f = cass_session_execute(cn.session, st);
+    ASSERT_FUTURE_OK(f);
+    cass_future_free(f);
+    cass_statement_free(st);
+    const CassResult *r = QUERY(cn.session, "SELECT v FROM t WHERE k = 1"); /* keyspace kept */
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    cass_prepared_free(ins);
+    conn_close(&cn);
+    server_stop(&srv);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ASSERT_EQ(system(cmd), 0);
+}
+
+/* Two servers on one database directory (several processes on one directory is safe): when
+   the one the session uses goes away, the next request goes to the other contact point. */
+TEST(a_session_fails_over_to_the_next_contact_point)
+{
+    char dir[] = "/tmp/cassette-remote-XXXXXX";
+    ASSERT(mkdtemp(dir));
+    char db[64];
+    snprintf(db, sizeof db, "%s/db", dir);
+    server a, b;
+    server_start_on(&a, db, 0, NULL);
+    server_start_on(&b, db, 0, NULL);
+    char uri[128];
+    snprintf(uri, sizeof uri, "cql://127.0.0.1:%d,127.0.0.1:%d", a.port, b.port);
+    CassCluster *c = cass_cluster_new();
+    ASSERT_EQ(cass_cluster_set_contact_points(c, uri), CASS_OK);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, c);
+    RUN(cn.session, KS_CQL);
+    RUN(cn.session, "CREATE TABLE ks.t (k int PRIMARY KEY)");
+    RUN(cn.session, "INSERT INTO ks.t (k) VALUES (1)");
+    server_stop(&a);
+    /* the request that finds the connection down may fail; the one after goes to b */
+    CassStatement *st = cass_statement_new("SELECT k FROM ks.t", 0);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    cass_future_wait(f);
+    cass_future_free(f);
+    const CassResult *r = EXEC(cn.session, st);
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    cass_statement_free(st);
+    conn_close(&cn);
+    server_stop(&b);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ASSERT_EQ(system(cmd), 0);
 }
