@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cassette.h"
 #include "cql/driver/backend.h"
@@ -170,6 +171,60 @@ static int names_nothing(const char *list)
     return strspn(list, " \t\r\n,") == strlen(list);
 }
 
+/*
+ * The keyspace and options of a URI cql://hosts[/keyspace][?consistency=NAME&serial_consistency=
+ * NAME]: the keyspace (when the application named none) into ks (cap bytes), the levels set on
+ * the cluster copy. 0, or CASS_ERROR_LIB_BAD_PARAMS with why in err.
+ */
+static CassError uri_settings(const char *uri, const char *origin, CassCluster *copy, char *ks,
+                              size_t cap, eng_err *err)
+{
+    static const char *const levels[] = {"ANY",   "ONE",          "TWO",         "THREE",
+                                         "QUORUM", "ALL",         "LOCAL_QUORUM", "EACH_QUORUM",
+                                         "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"};
+    ks[0] = '\0';
+    if (strncmp(uri, "cql://", 6) != 0)
+        return CASS_OK;
+    const char *p = uri + 6 + strcspn(uri + 6, "/?");
+    if (*p == '/') {
+        size_t n = strcspn(++p, "?");
+        if (n >= cap) {
+            eng_errorf(err, ENG_E_INVALID, "Keyspace name too long in %s%s", uri, origin);
+            return CASS_ERROR_LIB_BAD_PARAMS;
+        }
+        memcpy(ks, p, n);
+        ks[n] = '\0';
+        p += n;
+    }
+    while (*p == '?' || *p == '&') {
+        p++;
+        size_t klen = strcspn(p, "="), vlen = 0;
+        const char *v = p[klen] == '=' ? p + klen + 1 : p + klen;
+        vlen = strcspn(v, "&");
+        int serial = klen == 18 && !strncasecmp(p, "serial_consistency", 18);
+        if (!serial && !(klen == 11 && !strncasecmp(p, "consistency", 11))) {
+            eng_errorf(err, ENG_E_INVALID, "Unknown option '%.*s' in %s%s (consistency and "
+                       "serial_consistency are known)", (int)klen, p, uri, origin);
+            return CASS_ERROR_LIB_BAD_PARAMS;
+        }
+        int level = -1;
+        for (int i = 0; i < (int)(sizeof levels / sizeof *levels); i++)
+            if (strlen(levels[i]) == vlen && !strncasecmp(levels[i], v, vlen))
+                level = i;
+        if (level < 0 || (serial && level != 8 && level != 9)) {
+            eng_errorf(err, ENG_E_INVALID, "Invalid consistency '%.*s' in %s%s", (int)vlen, v,
+                       uri, origin);
+            return CASS_ERROR_LIB_BAD_PARAMS;
+        }
+        if (serial)
+            copy->serial_consistency = (CassConsistency)level;
+        else
+            copy->consistency = (CassConsistency)level;
+        p = v + vlen;
+    }
+    return CASS_OK;
+}
+
 /* Runs USE "ks" on a fresh backend (the driver's connections start with it). */
 static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char *ks, size_t len,
                           eng_err *err);
@@ -198,6 +253,8 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
     const char *origin = from_env ? " (from CASSETTE_URI)" : "";
     const cql_backend_ops *ops = names_embedded(list) ? &cql_backend_local : &cql_backend_remote;
     cql_backend *b = NULL;
+    char uri_ks[256];
+    uri_ks[0] = '\0';
     CassCluster *copy = cql_drv_cluster_copy(cluster);
     eng_err err;
     eng_err_clear(&err);
@@ -205,6 +262,9 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
     if (!copy) {
         code = CASS_ERROR_LIB_UNABLE_TO_CONNECT;
         snprintf(err.msg, sizeof err.msg, "out of memory connecting");
+    } else if ((code = uri_settings(list, origin, copy, uri_ks, sizeof uri_ks, &err)) !=
+               CASS_OK) {
+        /* the message says which part of the URI */
     } else if (names_nothing(list)) {
         code = CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
         snprintf(err.msg, sizeof err.msg,
@@ -212,6 +272,10 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
                  "memory: for an embedded database)");
     } else {
         code = ops->connect(copy, list, origin, &b, &err);
+    }
+    if (code == CASS_OK && !(keyspace && keyspace_len) && uri_ks[0]) {
+        keyspace = uri_ks; /* the URI's, when the program named none */
+        keyspace_len = strlen(uri_ks);
     }
     if (code == CASS_OK && keyspace && keyspace_len &&
         use_on_connect(ops, b, keyspace, keyspace_len, &err)) {

@@ -376,3 +376,38 @@ TEST(a_session_fails_over_to_the_next_contact_point)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ASSERT_EQ(system(cmd), 0);
 }
+
+/* CASSETTE_URI names the hosts, the keyspace and the levels: the program is unchanged. */
+TEST(cassette_uri_points_an_unchanged_program_at_a_server)
+{
+    server srv;
+    server_start(&srv, NULL);
+    conn setup;
+    conn_open_cluster(__FILE__, __LINE__, &setup, remote_cluster(&srv, 4));
+    RUN(setup.session, KS_CQL);
+    RUN(setup.session, "CREATE TABLE ks.t (k int PRIMARY KEY)");
+    RUN(setup.session, "INSERT INTO ks.t (k) VALUES (7)");
+    conn_close(&setup);
+    char uri[128];
+    snprintf(uri, sizeof uri, "cql://127.0.0.1:%d/ks?consistency=local_quorum", srv.port);
+    setenv("CASSETTE_URI", uri, 1);
+    conn cn; /* the program's own contact point is ignored */
+    conn_open_cluster(__FILE__, __LINE__, &cn, memory_cluster());
+    const CassResult *r = QUERY(cn.session, "SELECT k FROM t");
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    conn_close(&cn);
+    snprintf(uri, sizeof uri, "cql://127.0.0.1:%d/ks?consistency=MOST", srv.port);
+    setenv("CASSETTE_URI", uri, 1);
+    CassCluster *c = memory_cluster();
+    CassSession *s = cass_session_new();
+    CassFuture *f = cass_session_connect(s, c);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_BAD_PARAMS);
+    char msg[256];
+    ASSERT(strstr(future_message(f, msg, sizeof msg), "Invalid consistency 'MOST'"));
+    cass_future_free(f);
+    cass_session_free(s);
+    cass_cluster_free(c);
+    unsetenv("CASSETTE_URI");
+    server_stop(&srv);
+}
