@@ -58,6 +58,9 @@ struct cql_conn {
     uint8_t version;
     int segments;
     eng_buf in, frames;
+    cql_tls_session *tls; /* with cfg.tls: the session's TLS */
+    eng_buf raw;          /* TLS: ciphertext read, for OpenSSL */
+    int started;          /* STARTUP sent (with TLS: once the handshake is done) */
     pending *streams[MAX_STREAMS];
     int16_t free_ids[MAX_STREAMS];
     int n_free;
@@ -181,10 +184,44 @@ static int flush(cql_conn *c, outbox *o)
         eng_buf_free(&o->wire);
         return -1;
     }
-    wr->data = o->wire;
-    o->wire = (eng_buf)ENG_BUF_INIT;
+    if (c->tls) { /* the records of the plaintext go out */
+        int rc = cql_tls_session_write(c->tls, o->wire.p, o->wire.len, &wr->data);
+        eng_buf_free(&o->wire);
+        if (rc || wr->data.oom) {
+            eng_buf_free(&wr->data);
+            free(wr);
+            return -1;
+        }
+    } else {
+        wr->data = o->wire;
+        o->wire = (eng_buf)ENG_BUF_INIT;
+    }
     uv_buf_t b = uv_buf_init((char *)wr->data.p, (unsigned)wr->data.len);
     if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written)) {
+        eng_buf_free(&wr->data);
+        free(wr);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes bytes as they are (TLS records OpenSSL made). Takes b over. 0, or -1. */
+static int write_raw(cql_conn *c, eng_buf *b)
+{
+    if (!b->len) {
+        eng_buf_free(b);
+        return 0;
+    }
+    write_req *wr = calloc(1, sizeof *wr);
+    if (!wr || b->oom) {
+        free(wr);
+        eng_buf_free(b);
+        return -1;
+    }
+    wr->data = *b;
+    *b = (eng_buf)ENG_BUF_INIT;
+    uv_buf_t ub = uv_buf_init((char *)wr->data.p, (unsigned)wr->data.len);
+    if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &ub, 1, on_written)) {
         eng_buf_free(&wr->data);
         free(wr);
         return -1;
@@ -258,6 +295,7 @@ static void handshake_fail(cql_conn *c, int code, const char *fmt, const char *d
 
 static void send_startup(cql_conn *c)
 {
+    c->started = 1;
     const char *keys[16], *vals[16];
     uint16_t n = 0;
     keys[n] = "CQL_VERSION";
@@ -280,7 +318,11 @@ static void start_connect(cql_conn *c)
 {
     eng_buf_reset(&c->in);
     eng_buf_reset(&c->frames);
+    eng_buf_reset(&c->raw);
     c->segments = 0;
+    c->started = 0;
+    cql_tls_session_free(c->tls);
+    c->tls = NULL;
     uv_tcp_init(&c->loop, &c->tcp);
     c->tcp.data = c;
     c->tcp_open = 1;
@@ -464,11 +506,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     cql_conn *c = h->data;
-    if (eng_buf_reserve(&c->in, READ_CHUNK)) {
+    eng_buf *into = c->tls ? &c->raw : &c->in; /* TLS: ciphertext first goes to OpenSSL */
+    if (eng_buf_reserve(into, READ_CHUNK)) {
         *buf = uv_buf_init(NULL, 0);
         return;
     }
-    *buf = uv_buf_init((char *)c->in.p + c->in.len, READ_CHUNK);
+    *buf = uv_buf_init((char *)into->p + into->len, READ_CHUNK);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -479,7 +522,24 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         lost(c, n == UV_EOF ? "the server closed it" : uv_strerror((int)n));
         return;
     }
-    c->in.len += (size_t)n;
+    if (c->tls) {
+        c->raw.len += (size_t)n;
+        eng_buf back = ENG_BUF_INIT;
+        eng_err err;
+        eng_err_clear(&err);
+        int rc = cql_tls_session_read(c->tls, c->raw.p, c->raw.len, &c->in, &back, &err);
+        c->raw.len = 0;
+        if (write_raw(c, &back) && !rc)
+            rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory");
+        if (rc) {
+            lost(c, err.msg);
+            return;
+        }
+        if (!c->started && cql_tls_session_ready(c->tls))
+            send_startup(c);
+    } else {
+        c->in.len += (size_t)n;
+    }
     if (!c->segments) {
         consume(&c->in, take_frames(c, c->in.p, c->in.len));
         if (c->segments && c->in.len)
@@ -498,6 +558,15 @@ static void on_connect(uv_connect_t *req, int status)
     }
     uv_tcp_nodelay(&c->tcp, 1);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (c->cfg.tls) { /* STARTUP once the handshake is done */
+        eng_buf hello = ENG_BUF_INIT;
+        if (!(c->tls = cql_tls_session_new(c->cfg.tls, c->host)) ||
+            cql_tls_session_start(c->tls, &hello) || write_raw(c, &hello)) {
+            eng_buf_free(&hello);
+            handshake_fail(c, ENG_E_SERVER, "Cannot start TLS with %s:%d%s", "");
+        }
+        return;
+    }
     send_startup(c);
 }
 
@@ -594,6 +663,8 @@ static void conn_free(cql_conn *c)
 {
     eng_buf_free(&c->in);
     eng_buf_free(&c->frames);
+    eng_buf_free(&c->raw);
+    cql_tls_session_free(c->tls);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->cond);
     free(c->host);

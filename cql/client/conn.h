@@ -15,6 +15,7 @@
 #define CQL_CLIENT_CONN_H
 
 #include "cql/errors.h" /* CQL_E_*: the client's own failures */
+#include "cql/client/tls.h"
 #include "cql/proto/client.h"
 
 typedef struct cql_conn cql_conn;
@@ -29,6 +30,8 @@ typedef struct cql_conn_config {
     const char *const *startup_keys; /* STARTUP options besides CQL_VERSION */
     const char *const *startup_vals;
     uint16_t n_startup;
+    cql_tls_client *tls;             /* TLS with this context (borrowed: it must outlive the
+                                        connection), or NULL for plain TCP */
 } cql_conn_config;
 
 

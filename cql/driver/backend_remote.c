@@ -46,6 +46,7 @@ struct cql_backend {
     char *keyspace;      /* the last USE (under lock), set again on a new connection */
     held *graveyard;     /* replaced connections whose last user was their own thread (a
                             callback sending again): closed with the backend (under lock) */
+    cql_tls_client *tls; /* the cluster's CassSsl as a TLS context, or NULL */
 };
 
 /* A statement prepared here: its id, which the server derives from the keyspace and text. */
@@ -347,6 +348,7 @@ static void backend_free(cql_backend *b)
     free(b->app_name);
     free(b->app_version);
     free(b->keyspace);
+    cql_tls_client_free(b->tls);
     free(b);
 }
 
@@ -403,6 +405,30 @@ static CassError remote_connect(const CassCluster *cluster, const char *contacts
     };
     eng_err why;
     eng_err_clear(&why);
+    if (cluster->ssl) { /* CassSsl: its PEM texts and checks */
+        const CassSsl *ssl = cluster->ssl;
+        cql_tls_client_config tc = {
+            .trusted = ssl->trusted.p,
+            .trusted_len = ssl->trusted.len,
+            .cert = ssl->cert.p,
+            .cert_len = ssl->cert.len,
+            .key = ssl->key.p,
+            .key_len = ssl->key.len,
+            .verify = ((ssl->verify_flags & CASS_SSL_VERIFY_PEER_CERT) ? CQL_TLS_VERIFY_CERT : 0) |
+                      ((ssl->verify_flags & (CASS_SSL_VERIFY_PEER_IDENTITY |
+                                             CASS_SSL_VERIFY_PEER_IDENTITY_DNS))
+                           ? CQL_TLS_VERIFY_CERT | CQL_TLS_VERIFY_IDENTITY
+                           : 0),
+            .min_tls12 = ssl->min_version >= CASS_SSL_VERSION_TLS1_2,
+        };
+        if (cql_tls_client_new(&tc, &b->tls, &why)) {
+            backend_free(b);
+            eng_err_clear(err);
+            eng_errorf(err, ENG_E_SERVER, "%s%s", why.msg, origin);
+            return CASS_ERROR_SSL_INVALID_CERT;
+        }
+        b->cfg.tls = b->tls;
+    }
     cql_conn *conn = NULL;
     int rc = connect_any(b, &conn, &why);
     if (!rc && !(b->cur = calloc(1, sizeof *b->cur))) {

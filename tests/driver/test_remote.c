@@ -23,8 +23,9 @@ typedef struct server {
     int port;
 } server;
 
-/* Starts `cassette serve (DB | --memory) --port PORT [extra]` and reads the port it printed. */
-static void server_start_on(server *s, const char *db, int port, const char *extra)
+/* Starts `cassette serve (DB | --memory) --port PORT [extra...]` and reads the port it printed. */
+static void server_start_argv(server *s, const char *db, int port, const char *const *extra,
+                              int n_extra)
 {
     const char *bin = getenv("CASSETTE");
     if (!bin || !*bin)
@@ -45,11 +46,12 @@ static void server_start_on(server *s, const char *db, int port, const char *ext
         setenv("CASSETTE_DURABILITY", "none", 1);
         char p[16];
         snprintf(p, sizeof p, "%d", port);
-        const char *where = db ? db : "--memory";
-        if (extra)
-            execl(bin, bin, "serve", where, "--port", p, extra, (char *)NULL);
-        else
-            execl(bin, bin, "serve", where, "--port", p, (char *)NULL);
+        const char *argv[16] = {bin, "serve", db ? db : "--memory", "--port", p};
+        int n = 5;
+        for (int i = 0; i < n_extra && n < 15; i++)
+            argv[n++] = extra[i];
+        argv[n] = NULL;
+        execv(bin, (char *const *)argv);
         _exit(127);
     }
     close(fds[1]);
@@ -63,6 +65,11 @@ static void server_start_on(server *s, const char *db, int port, const char *ext
     if (!at)
         test_fail(__FILE__, __LINE__, "cassette serve did not start (%s): %s", bin, line);
     s->port = atoi(at + strlen("listening on 127.0.0.1:"));
+}
+
+static void server_start_on(server *s, const char *db, int port, const char *extra)
+{
+    server_start_argv(s, db, port, &extra, extra ? 1 : 0);
 }
 
 static void server_start(server *s, const char *extra) { server_start_on(s, NULL, 0, extra); }
@@ -411,3 +418,75 @@ TEST(cassette_uri_points_an_unchanged_program_at_a_server)
     unsetenv("CASSETTE_URI");
     server_stop(&srv);
 }
+
+/* A PEM file's text (static buffer). */
+static const char *read_file(const char *path)
+{
+    static char buf[16384];
+    FILE *f = fopen(path, "r");
+    ASSERT(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* TLS through CassSsl: a CA, a server certificate for 127.0.0.1 (made with the openssl
+   command); the server's certificate verified, its identity too; an untrusted one refused. */
+TEST(tls_through_cassssl_verifies_the_server)
+{
+    char dir[] = "/tmp/cassette-tls-XXXXXX";
+    ASSERT(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "(cd %s && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=ca "
+             "-keyout ca.key -out ca.pem && "
+             "openssl req -newkey rsa:2048 -nodes -subj /CN=server -keyout server.key "
+             "-out server.csr && printf 'subjectAltName=IP:127.0.0.1\\n' > ext && "
+             "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 "
+             "-out server.pem -extfile ext) >/dev/null 2>&1",
+             dir);
+    if (system(cmd) != 0) {
+        printf("skip - no openssl command to make certificates\n");
+        return;
+    }
+    char cert[128], key[128], ca[128];
+    snprintf(cert, sizeof cert, "%s/server.pem", dir);
+    snprintf(key, sizeof key, "%s/server.key", dir);
+    snprintf(ca, sizeof ca, "%s/ca.pem", dir);
+    const char *args[4] = {"--tls-cert", cert, "--tls-key", key};
+    server srv;
+    server_start_argv(&srv, NULL, 0, args, 4);
+    for (int version = 4; version <= 5; version++) {
+        CassCluster *c = remote_cluster(&srv, version);
+        CassSsl *ssl = cass_ssl_new();
+        ASSERT_EQ(cass_ssl_add_trusted_cert(ssl, read_file(ca)), CASS_OK);
+        cass_ssl_set_verify_flags(ssl, CASS_SSL_VERIFY_PEER_CERT | CASS_SSL_VERIFY_PEER_IDENTITY);
+        cass_cluster_set_ssl(c, ssl);
+        cass_ssl_free(ssl);
+        conn cn;
+        conn_open_cluster(__FILE__, __LINE__, &cn, c);
+        const CassResult *r = QUERY(cn.session, "SELECT release_version FROM system.local");
+        ASSERT_EQ(cass_result_row_count(r), 1);
+        cass_result_free(r);
+        conn_close(&cn);
+    }
+    /* a CA that did not sign the server's certificate */
+    CassCluster *c = remote_cluster(&srv, 4);
+    CassSsl *ssl = cass_ssl_new();
+    ASSERT_EQ(cass_ssl_add_trusted_cert(ssl, read_file(cert)), CASS_OK);
+    cass_cluster_set_ssl(c, ssl);
+    cass_ssl_free(ssl);
+    CassSession *s = cass_session_new();
+    CassFuture *f = cass_session_connect(s, c);
+    ASSERT(cass_future_error_code(f) != CASS_OK);
+    char msg[512];
+    ASSERT(strstr(future_message(f, msg, sizeof msg), "certificate"));
+    cass_future_free(f);
+    cass_session_free(s);
+    cass_cluster_free(c);
+    server_stop(&srv);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ASSERT_EQ(system(cmd), 0);
+}
+
