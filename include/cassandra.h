@@ -668,8 +668,266 @@ typedef enum CassHostListenerEvent_ {
 typedef void (*CassHostListenerCallback)(CassHostListenerEvent event, const CassInet address,
                                          void *data);
 
-/* A named set of request settings; used by later parts of the API. */
+/* A named set of request settings (see Execution profile). */
 typedef struct CassExecProfile_ CassExecProfile;
+
+/* ============================================================================================== *
+ * Execution profile
+ *
+ * A profile groups request settings under a name: the cluster keeps a copy of each one it is
+ * given, and a statement or batch that names one takes its settings, each unless the statement
+ * sets its own. Consistency, serial consistency and request timeout are request settings;
+ * routing, host and DC filters, retry and speculative-execution policies are checked as the
+ * driver checks them and kept for the remote backend. An embedded database is one node, so
+ * those change nothing there.
+ * ============================================================================================== */
+
+/** Creates an execution profile with nothing set: requests naming it take the cluster's levels,
+ * timeout and policies. Token-aware routing with replica shuffling is on, latency-aware routing
+ * off, as with the driver.
+ * @return A new profile, or NULL if memory ran out.
+ * Ownership: the caller frees the profile with cass_execution_profile_free(); a cluster given it
+ *     keeps a copy of its own.
+ * Threads: any thread. */
+CASS_EXPORT CassExecProfile *cass_execution_profile_new(void);
+
+/** Frees an execution profile. Clusters it was given keep their copies.
+ * @param[in] profile The profile to free; NULL does nothing.
+ * Ownership: the profile is gone after the call.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT void cass_execution_profile_free(CassExecProfile *profile);
+
+/** Sets the request timeout of requests naming the profile (a statement's own still wins). The
+ * remote backend waits that long for an answer; embedded requests run to completion.
+ * @param[in] profile The profile.
+ * @param[in] timeout_ms Milliseconds; 0 for none; CASS_UINT64_MAX for the cluster's (the default).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_request_timeout(CassExecProfile *profile,
+                                                                 cass_uint64_t timeout_ms);
+
+/** Sets the consistency level of requests naming the profile, unless a statement sets its own.
+ * The level is taken as given; Cassandra judges it when a request runs (ANY is refused for a
+ * read).
+ * @param[in] profile The profile.
+ * @param[in] consistency The level; CASS_CONSISTENCY_UNKNOWN for the cluster's (the default).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_consistency(CassExecProfile *profile,
+                                                             CassConsistency consistency);
+
+/** Sets the serial consistency level of conditional requests naming the profile, unless a
+ * statement sets its own.
+ * @param[in] profile The profile.
+ * @param[in] serial_consistency SERIAL or LOCAL_SERIAL; CASS_CONSISTENCY_UNKNOWN for the
+ *     cluster's (the default).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_serial_consistency(
+    CassExecProfile *profile, CassConsistency serial_consistency);
+
+/** Gives the profile a round-robin load-balancing policy of its own (by default a profile uses
+ * the cluster's). Kept for the remote backend; no effect embedded.
+ * @param[in] profile The profile.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_load_balance_round_robin(CassExecProfile *profile);
+
+/** Gives the profile a DC-aware load-balancing policy of its own: nodes of local_dc first. The
+ * two remote-DC parameters are deprecated by the driver. Kept for the remote backend; no effect
+ * embedded.
+ * @param[in] profile The profile.
+ * @param[in] local_dc Name of the local data center, NUL-terminated.
+ * @param[in] used_hosts_per_remote_dc Nodes of each other DC to try when the local ones fail.
+ * @param[in] allow_remote_dcs_for_local_cl Whether LOCAL_ONE and LOCAL_QUORUM may go to them.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile or a NULL or empty local_dc.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_load_balance_dc_aware(
+    CassExecProfile *profile, const char *local_dc, unsigned used_hosts_per_remote_dc,
+    cass_bool_t allow_remote_dcs_for_local_cl);
+
+/** Same as cass_execution_profile_set_load_balance_dc_aware(), with the length given.
+ * @param[in] profile The profile.
+ * @param[in] local_dc Name of the local data center.
+ * @param[in] local_dc_length Length of local_dc in bytes.
+ * @param[in] used_hosts_per_remote_dc Nodes of each other DC to try when the local ones fail.
+ * @param[in] allow_remote_dcs_for_local_cl Whether LOCAL_ONE and LOCAL_QUORUM may go to them.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile or a NULL or empty local_dc.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_load_balance_dc_aware_n(
+    CassExecProfile *profile, const char *local_dc, size_t local_dc_length,
+    unsigned used_hosts_per_remote_dc, cass_bool_t allow_remote_dcs_for_local_cl);
+
+/** Turns token-aware routing of the profile's own load-balancing policy on or off (default on);
+ * it only matters once the profile has a policy of its own. No effect embedded.
+ * @param[in] profile The profile.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_token_aware_routing(CassExecProfile *profile,
+                                                                     cass_bool_t enabled);
+
+/** Makes the profile's token-aware routing pick among replicas at random (default on). No effect
+ * embedded.
+ * @param[in] profile The profile.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_token_aware_routing_shuffle_replicas(
+    CassExecProfile *profile, cass_bool_t enabled);
+
+/** Turns latency-aware routing of the profile's own load-balancing policy on or off (default
+ * off): nodes much slower than the fastest are avoided for a while. No effect embedded.
+ * @param[in] profile The profile.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_latency_aware_routing(CassExecProfile *profile,
+                                                                       cass_bool_t enabled);
+
+/** Tunes the profile's latency-aware routing. Every value is accepted, as by the driver. No
+ * effect embedded.
+ * @param[in] profile The profile.
+ * @param[in] exclusion_threshold How many times the best average latency a node may reach before
+ *     it is avoided (default 2.0).
+ * @param[in] scale_ms How fast older measurements lose weight in a node's average (default 100).
+ * @param[in] retry_period_ms How long an avoided node stays avoided (default 10000).
+ * @param[in] update_rate_ms How often the best average is recomputed (default 100).
+ * @param[in] min_measured Measurements a node needs before it is judged (default 50).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_latency_aware_routing_settings(
+    CassExecProfile *profile, cass_double_t exclusion_threshold, cass_uint64_t scale_ms,
+    cass_uint64_t retry_period_ms, cass_uint64_t update_rate_ms, cass_uint64_t min_measured);
+
+/** Adds hosts to the profile's allow list: its requests go only to those. Entries are
+ * comma-separated, spaces around them dropped, empty ones skipped; each call appends, and ""
+ * empties the list (no filter). No effect embedded.
+ * @param[in] profile The profile.
+ * @param[in] hosts Comma-separated addresses, NUL-terminated.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_whitelist_filtering(CassExecProfile *profile,
+                                                                     const char *hosts);
+
+/** Same as cass_execution_profile_set_whitelist_filtering(), with the length given.
+ * @param[in] profile The profile.
+ * @param[in] hosts Comma-separated addresses.
+ * @param[in] hosts_length Length of hosts in bytes; 0 empties the list.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile, or NULL hosts with a length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_whitelist_filtering_n(CassExecProfile *profile,
+                                                                       const char *hosts,
+                                                                       size_t hosts_length);
+
+/** Adds hosts to the profile's deny list: its requests never go to those. Entries as in
+ * cass_execution_profile_set_whitelist_filtering(); "" empties the list. No effect embedded.
+ * @param[in] profile The profile.
+ * @param[in] hosts Comma-separated addresses, NUL-terminated.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_blacklist_filtering(CassExecProfile *profile,
+                                                                     const char *hosts);
+
+/** Same as cass_execution_profile_set_blacklist_filtering(), with the length given.
+ * @param[in] profile The profile.
+ * @param[in] hosts Comma-separated addresses.
+ * @param[in] hosts_length Length of hosts in bytes; 0 empties the list.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile, or NULL hosts with a length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_blacklist_filtering_n(CassExecProfile *profile,
+                                                                       const char *hosts,
+                                                                       size_t hosts_length);
+
+/** Adds data centers to the profile's allow list: its requests go only to their nodes. Entries
+ * as in cass_execution_profile_set_whitelist_filtering(); "" empties the list. No effect
+ * embedded.
+ * @param[in] profile The profile.
+ * @param[in] dcs Comma-separated data center names, NUL-terminated.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_whitelist_dc_filtering(CassExecProfile *profile,
+                                                                        const char *dcs);
+
+/** Same as cass_execution_profile_set_whitelist_dc_filtering(), with the length given.
+ * @param[in] profile The profile.
+ * @param[in] dcs Comma-separated data center names.
+ * @param[in] dcs_length Length of dcs in bytes; 0 empties the list.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile, or NULL dcs with a length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_whitelist_dc_filtering_n(CassExecProfile *profile,
+                                                                          const char *dcs,
+                                                                          size_t dcs_length);
+
+/** Adds data centers to the profile's deny list: its requests never go to their nodes. Entries
+ * as in cass_execution_profile_set_whitelist_filtering(); "" empties the list. No effect
+ * embedded.
+ * @param[in] profile The profile.
+ * @param[in] dcs Comma-separated data center names, NUL-terminated.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_blacklist_dc_filtering(CassExecProfile *profile,
+                                                                        const char *dcs);
+
+/** Same as cass_execution_profile_set_blacklist_dc_filtering(), with the length given.
+ * @param[in] profile The profile.
+ * @param[in] dcs Comma-separated data center names.
+ * @param[in] dcs_length Length of dcs in bytes; 0 empties the list.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile, or NULL dcs with a length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_blacklist_dc_filtering_n(CassExecProfile *profile,
+                                                                          const char *dcs,
+                                                                          size_t dcs_length);
+
+/** Sets the retry policy of requests naming the profile (by default the cluster's). A single
+ * embedded node never times out or lacks replicas, so nothing is retried embedded.
+ * @param[in] profile The profile.
+ * @param[in] retry_policy The policy; NULL for the cluster's again.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: the profile takes its own reference (and a cluster's copy another); the caller still
+ *     frees retry_policy with cass_retry_policy_free().
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_retry_policy(CassExecProfile *profile,
+                                                              CassRetryPolicy *retry_policy);
+
+/** Makes the remote backend send idempotent requests naming the profile to further nodes when
+ * one is slow to answer: up to max_speculative_executions more, constant_delay_ms apart. One
+ * embedded node has no other to ask; kept for the remote backend.
+ * @param[in] profile The profile.
+ * @param[in] constant_delay_ms Milliseconds between executions, at least 0.
+ * @param[in] max_speculative_executions Executions beyond the first, at least 0.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile or a negative argument.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError cass_execution_profile_set_constant_speculative_execution_policy(
+    CassExecProfile *profile, cass_int64_t constant_delay_ms, int max_speculative_executions);
+
+/** Turns speculative executions off for requests naming the profile, whatever the cluster's
+ * policy. Kept for the remote backend; no effect embedded.
+ * @param[in] profile The profile.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL profile.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per profile. */
+CASS_EXPORT CassError
+cass_execution_profile_set_no_speculative_execution_policy(CassExecProfile *profile);
 
 /* ============================================================================================== *
  * Cluster
@@ -984,6 +1242,34 @@ CASS_EXPORT void cass_cluster_set_application_version_n(CassCluster *cluster,
  * Threads: one thread at a time per cluster. */
 CASS_EXPORT void cass_cluster_set_client_id(CassCluster *cluster, CassUuid client_id);
 
+/** Stores a copy of the profile under name, replacing a profile of that name. Sessions take the
+ * cluster's profiles as they are when they connect: later changes to the profile or the cluster
+ * reach only sessions connected after them.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] name The profile's name, NUL-terminated.
+ * @param[in] profile The profile.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or profile, or a NULL or empty
+ *     name.
+ * Ownership: the cluster keeps a copy; the caller still frees profile with
+ *     cass_execution_profile_free().
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_execution_profile(CassCluster *cluster, const char *name,
+                                                         CassExecProfile *profile);
+
+/** Same as cass_cluster_set_execution_profile(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] name The profile's name.
+ * @param[in] name_length Length of name in bytes.
+ * @param[in] profile The profile.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or profile, or a NULL or empty
+ *     name.
+ * Ownership: the cluster keeps a copy; the caller still frees profile with
+ *     cass_execution_profile_free().
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_execution_profile_n(CassCluster *cluster, const char *name,
+                                                           size_t name_length,
+                                                           CassExecProfile *profile);
+
 /* ============================================================================================== *
  * Session
  *
@@ -1267,6 +1553,29 @@ CASS_EXPORT CassError cass_statement_set_request_timeout(CassStatement *statemen
  * Threads: one thread at a time per statement. */
 CASS_EXPORT CassError cass_statement_set_is_idempotent(CassStatement *statement,
                                                        cass_bool_t is_idempotent);
+
+/** Names the execution profile the statement runs with: its consistency, serial consistency and
+ * timeout apply where the statement sets none. The name is looked up when the statement runs; a
+ * name the session's cluster has no profile for fails the request with
+ * CASS_ERROR_LIB_EXECUTION_PROFILE_INVALID. Statements bound from a prepared statement and the
+ * copies a batch keeps do not carry it (a batch names its own).
+ * @param[in] statement The statement.
+ * @param[in] name The profile's name, NUL-terminated; NULL or "" for none (the default).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_execution_profile(CassStatement *statement,
+                                                           const char *name);
+
+/** Same as cass_statement_set_execution_profile(), with the length given.
+ * @param[in] statement The statement.
+ * @param[in] name The profile's name.
+ * @param[in] name_length Length of name in bytes; 0 for none.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_execution_profile_n(CassStatement *statement,
+                                                             const char *name, size_t name_length);
 
 /** Binds a null to the parameter at index.
  * @param[in] statement The statement.
@@ -2026,6 +2335,27 @@ CASS_EXPORT CassError cass_batch_set_request_timeout(CassBatch *batch, cass_uint
  * Ownership: nothing changes hands.
  * Threads: one thread at a time per batch. */
 CASS_EXPORT CassError cass_batch_set_is_idempotent(CassBatch *batch, cass_bool_t is_idempotent);
+
+/** Names the execution profile the batch runs with: its consistency, serial consistency and
+ * timeout apply where the batch sets none. Looked up when the batch runs; an unknown name fails
+ * the request with CASS_ERROR_LIB_EXECUTION_PROFILE_INVALID. The profiles its statements name
+ * play no part.
+ * @param[in] batch The batch.
+ * @param[in] name The profile's name, NUL-terminated; NULL or "" for none (the default).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL batch.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per batch. */
+CASS_EXPORT CassError cass_batch_set_execution_profile(CassBatch *batch, const char *name);
+
+/** Same as cass_batch_set_execution_profile(), with the length given.
+ * @param[in] batch The batch.
+ * @param[in] name The profile's name.
+ * @param[in] name_length Length of name in bytes; 0 for none.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL batch.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per batch. */
+CASS_EXPORT CassError cass_batch_set_execution_profile_n(CassBatch *batch, const char *name,
+                                                         size_t name_length);
 
 /** Appends a statement, simple or bound, to the batch.
  * @param[in] batch The batch.

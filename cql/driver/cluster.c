@@ -24,6 +24,10 @@
  * cheap part of what OpenSSL does when the driver loads it); the remote
  * backend will load it.
  *
+ * The execution profiles a cluster holds are deep copies (the profile API is
+ * profile.c; copying and freeing them is here, with the rest of the cluster's
+ * ownership, so profile.c depends on this file and not the other way).
+ *
  * Also here: cassette.h's cluster options for opening an embedded database
  * (durability, map size, statement cache), which the embedded backend
  * (backend_local.c) reads when it connects.
@@ -104,6 +108,7 @@ void cass_cluster_free(CassCluster *cluster)
     cass_timestamp_gen_free(cluster->timestamp_gen);
     cass_retry_policy_free(cluster->retry_policy);
     cass_ssl_free(cluster->ssl);
+    cql_drv_cluster_profiles_free(cluster);
     eng_free(impl_of(cluster));
 }
 
@@ -126,13 +131,16 @@ CassCluster *cql_drv_cluster_copy(const CassCluster *c)
     CassCluster *d = &ci->pub;
     d->contact_points = d->username = d->password = NULL;
     d->application_name = d->application_version = NULL;
+    d->profiles = NULL;
+    d->n_profiles = 0;
     d->timestamp_gen = cql_drv_timestamp_gen_ref(c->timestamp_gen);
     d->retry_policy = cql_drv_retry_policy_ref(c->retry_policy);
     d->ssl = cql_drv_ssl_ref(c->ssl);
     if (copy_str(c->contact_points, &d->contact_points) || copy_str(c->username, &d->username) ||
         copy_str(c->password, &d->password) ||
         copy_str(c->application_name, &d->application_name) ||
-        copy_str(c->application_version, &d->application_version)) {
+        copy_str(c->application_version, &d->application_version) ||
+        cql_drv_cluster_profiles_copy(d, c)) {
         cass_cluster_free(d);
         return NULL;
     }
@@ -438,6 +446,72 @@ void cass_cluster_set_client_id(CassCluster *cluster, CassUuid client_id)
         return;
     cluster->client_id = client_id;
     cluster->has_client_id = cass_true;
+}
+
+/* ---- execution profiles a cluster keeps (their API: profile.c) ---- */
+
+/* Frees what p owns and leaves it without anything owned. */
+void cql_drv_profile_clear(CassExecProfile *p)
+{
+    eng_free(p->local_dc);
+    eng_free(p->whitelist);
+    eng_free(p->blacklist);
+    eng_free(p->whitelist_dc);
+    eng_free(p->blacklist_dc);
+    cass_retry_policy_free(p->retry_policy);
+    p->local_dc = p->whitelist = p->blacklist = p->whitelist_dc = p->blacklist_dc = NULL;
+    p->retry_policy = NULL;
+}
+
+/* A deep copy of src into dst (uninitialized); 0, or -1 on OOM with dst owning nothing. */
+int cql_drv_profile_copy(CassExecProfile *dst, const CassExecProfile *src)
+{
+    *dst = *src;
+    dst->retry_policy = cql_drv_retry_policy_ref(src->retry_policy);
+    if (copy_str(src->local_dc, &dst->local_dc) | copy_str(src->whitelist, &dst->whitelist) |
+        copy_str(src->blacklist, &dst->blacklist) |
+        copy_str(src->whitelist_dc, &dst->whitelist_dc) |
+        copy_str(src->blacklist_dc, &dst->blacklist_dc)) {
+        cql_drv_profile_clear(dst);
+        return -1;
+    }
+    return 0;
+}
+
+/* Entries are copied one by one; on failure the ones made are freed and dst has none. */
+int cql_drv_cluster_profiles_copy(CassCluster *dst, const CassCluster *src)
+{
+    dst->profiles = NULL;
+    dst->n_profiles = 0;
+    if (!src->n_profiles)
+        return 0;
+    cql_drv_named_profile *a = eng_calloc(src->n_profiles, sizeof *a);
+    if (!a)
+        return -1;
+    dst->profiles = a;
+    for (size_t i = 0; i < src->n_profiles; i++) {
+        const cql_drv_named_profile *e = &src->profiles[i];
+        a[i].name = eng_strndup(e->name, e->name_len);
+        if (!a[i].name || cql_drv_profile_copy(&a[i].profile, &e->profile)) {
+            eng_free(a[i].name);
+            cql_drv_cluster_profiles_free(dst);
+            return -1;
+        }
+        a[i].name_len = e->name_len;
+        dst->n_profiles = i + 1;
+    }
+    return 0;
+}
+
+void cql_drv_cluster_profiles_free(CassCluster *c)
+{
+    for (size_t i = 0; i < c->n_profiles; i++) {
+        eng_free(c->profiles[i].name);
+        cql_drv_profile_clear(&c->profiles[i].profile);
+    }
+    eng_free(c->profiles);
+    c->profiles = NULL;
+    c->n_profiles = 0;
 }
 
 /* ---- cassette.h: how an embedded database is opened ---- */

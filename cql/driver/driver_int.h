@@ -250,6 +250,9 @@ struct CassStatement_ {
     char *keyspace;           /* simple: owned or NULL; bound: the prepared's (borrowed) */
     cass_uint64_t request_timeout_ms;
     cass_bool_t idempotent;
+    char *profile;            /* execution profile name: owned, NUL-terminated, or NULL (none);
+                                 not inherited by bound statements nor by a batch's copies */
+    size_t profile_len;
 };
 
 struct CassBatch_ {
@@ -262,6 +265,8 @@ struct CassBatch_ {
     char *keyspace;
     cass_uint64_t request_timeout_ms;
     cass_bool_t idempotent;
+    char *profile;            /* execution profile name: owned, NUL-terminated, or NULL (none) */
+    size_t profile_len;
 };
 
 struct cql_request;
@@ -344,6 +349,70 @@ void cql_drv_future_fail(CassFuture *f, const eng_err *err);
 CassErrorResult *cql_drv_error_result_copy(const CassErrorResult *e); /* NULL on OOM */
 void cql_drv_error_result_destroy(CassErrorResult *e);
 
+/* ---- execution profiles (profile.c; their copies in a cluster: cluster.c) ---- */
+
+/* A profile's load-balancing policy: none of its own (the cluster's), or one of the driver's. */
+typedef enum cql_drv_lb {
+    CQL_DRV_LB_UNSET,
+    CQL_DRV_LB_ROUND_ROBIN,
+    CQL_DRV_LB_DC_AWARE,
+} cql_drv_lb;
+
+/* A profile's speculative-execution policy: none set (the cluster's), none, or constant. */
+typedef enum cql_drv_spec {
+    CQL_DRV_SPEC_UNSET,
+    CQL_DRV_SPEC_NONE,
+    CQL_DRV_SPEC_CONSTANT,
+} cql_drv_spec;
+
+/*
+ * A value object: the cluster keeps deep copies (cql_drv_profile_copy), so the application's
+ * profile and the cluster's never share anything but retry-policy references. Request settings
+ * (consistency, serial consistency, request timeout) are "not set" at their sentinel and then
+ * come from the cluster; the routing, filtering, retry and speculative settings are validated
+ * as the driver validates them and kept for the remote backend (one node embedded: nothing to
+ * route, filter, retry or speculate on).
+ */
+struct CassExecProfile_ {
+    cass_uint64_t request_timeout_ms;   /* CASS_UINT64_MAX: not set (the cluster's) */
+    CassConsistency consistency;        /* CASS_CONSISTENCY_UNKNOWN: not set */
+    CassConsistency serial_consistency; /* CASS_CONSISTENCY_UNKNOWN or ANY: not set */
+    cql_drv_lb load_balance;
+    char *local_dc;                     /* DC_AWARE: owned; else NULL */
+    unsigned used_hosts_per_remote_dc;  /* DC_AWARE */
+    cass_bool_t allow_remote_dcs_for_local_cl; /* DC_AWARE */
+    cass_bool_t token_aware, shuffle_replicas; /* default on, as the driver's */
+    cass_bool_t latency_aware;          /* default off */
+    cass_double_t exclusion_threshold;  /* latency-aware settings, the driver's defaults */
+    cass_uint64_t scale_ms, retry_period_ms, update_rate_ms, min_measured;
+    char *whitelist, *blacklist;        /* owned comma-separated hosts, or NULL: no filter */
+    char *whitelist_dc, *blacklist_dc;  /* owned comma-separated DCs, or NULL: no filter */
+    CassRetryPolicy *retry_policy;      /* reference, or NULL: the cluster's */
+    cql_drv_spec speculative;
+    cass_int64_t spec_delay_ms;         /* CONSTANT: >= 0 */
+    int spec_max;                       /* CONSTANT: >= 0 */
+};
+
+/* One of a cluster's profiles: its name (owned, NUL-terminated, name_len bytes) and a copy. */
+typedef struct cql_drv_named_profile {
+    char *name;
+    size_t name_len;
+    CassExecProfile profile;
+} cql_drv_named_profile;
+
+/* A deep copy of src into dst (uninitialized): strings duplicated, the retry policy referenced.
+   0, or -1 on OOM with dst owning nothing. (cluster.c) */
+int cql_drv_profile_copy(CassExecProfile *dst, const CassExecProfile *src);
+/* Frees what p owns (strings, retry policy reference); p itself stays. (cluster.c) */
+void cql_drv_profile_clear(CassExecProfile *p);
+/* Copies src's profiles into dst (whose own are not looked at: dst's are set to none first).
+   0, or -1 on OOM (dst then has none). (cluster.c) */
+int cql_drv_cluster_profiles_copy(CassCluster *dst, const CassCluster *src);
+/* Frees the cluster's profiles (cass_cluster_free). (cluster.c) */
+void cql_drv_cluster_profiles_free(CassCluster *c);
+/* The cluster's profile named name[0..len), or NULL. (profile.c) */
+const CassExecProfile *cql_drv_profile_find(const CassCluster *c, const char *name, size_t len);
+
 /* ---- cluster and session (cluster.c, session.c) ---- */
 
 struct CassCluster_ {
@@ -366,6 +435,8 @@ struct CassCluster_ {
     CassTimestampGen *timestamp_gen; /* reference, or NULL (server side) */
     CassRetryPolicy *retry_policy;   /* reference, or NULL (default) */
     CassSsl *ssl;                    /* reference, or NULL */
+    struct cql_drv_named_profile *profiles; /* owned array of n_profiles (profile.c), or NULL */
+    size_t n_profiles;
 };
 
 /* A deep copy with its own references (sessions keep one); NULL on OOM. Free it with

@@ -11,8 +11,10 @@
  * closing), the count of requests in flight (a close waits for them, so the
  * backend stays open while any is running), the cluster's default
  * consistency levels and client-side timestamp generator (applied when a
- * statement sets none of its own), and the argument checks the driver makes
- * before a request leaves.
+ * statement sets none of its own), the cluster copy whose execution profiles
+ * requests name (profile.c: a statement's setting, else its profile's, else
+ * the cluster's), and the argument checks the driver makes before a request
+ * leaves.
  *
  * Also here: cassette.h's session extensions (virtual clock, reset,
  * snapshot), with LMDB-style int returns, passed to the backend.
@@ -447,19 +449,60 @@ CassFuture *cass_session_prepare_from_existing(CassSession *session, CassStateme
 /* Values a request passes from the stack; more take an allocation. */
 #define STACK_VALUES 16
 
-/* Consistency levels and timestamp a request takes when the statement sets none. */
-static void apply_defaults(const session_impl *si, CassConsistency consistency,
-                           CassConsistency serial, int64_t timestamp, cql_request *req)
+/* A serial level that is set: ANY (the driver's "not sent") and UNKNOWN are not. */
+static int serial_set(CassConsistency c)
 {
-    req->consistency = consistency != CASS_CONSISTENCY_UNKNOWN ? (int)consistency
-                                                               : (int)si->pub.consistency;
-    if (serial != CASS_CONSISTENCY_UNKNOWN && serial != CASS_CONSISTENCY_ANY)
+    return c != CASS_CONSISTENCY_UNKNOWN && c != CASS_CONSISTENCY_ANY;
+}
+
+/*
+ * The profile a request names (name NULL: none, the cluster's defaults alone): 0 with *out set
+ * (NULL for none), or -1 when the session's cluster has no such profile, which fails f as the
+ * driver's request processor does. The cluster copy lives while the request is registered.
+ */
+static int profile_of(const session_impl *si, const char *name, size_t len,
+                      const CassExecProfile **out, CassFuture *f)
+{
+    *out = NULL;
+    if (!name)
+        return 0;
+    if (!(*out = cql_drv_profile_find(si->cluster, name, len))) {
+        fail_with(f, CASS_ERROR_LIB_EXECUTION_PROFILE_INVALID, "%.*s does not exist", (int)len,
+                  name);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Consistency levels, timeout and timestamp of a request, each as the driver resolves it
+ * (request_callback.hpp): the statement's own when set, else its profile's when set, else the
+ * cluster's default.
+ */
+static void apply_defaults(const session_impl *si, const CassExecProfile *profile,
+                           CassConsistency consistency, CassConsistency serial,
+                           cass_uint64_t timeout_ms, int64_t timestamp, cql_request *req)
+{
+    if (consistency != CASS_CONSISTENCY_UNKNOWN)
+        req->consistency = (int)consistency;
+    else if (profile && profile->consistency != CASS_CONSISTENCY_UNKNOWN)
+        req->consistency = (int)profile->consistency;
+    else
+        req->consistency = (int)si->pub.consistency;
+    if (serial_set(serial))
         req->serial_consistency = (int)serial;
-    else if (si->pub.serial_consistency != CASS_CONSISTENCY_UNKNOWN &&
-             si->pub.serial_consistency != CASS_CONSISTENCY_ANY)
+    else if (profile && serial_set(profile->serial_consistency))
+        req->serial_consistency = (int)profile->serial_consistency;
+    else if (serial_set(si->pub.serial_consistency))
         req->serial_consistency = (int)si->pub.serial_consistency;
     else
         req->serial_consistency = CASS_CONSISTENCY_SERIAL; /* the protocol's default */
+    if (timeout_ms != CASS_UINT64_MAX)
+        req->timeout_ms = timeout_ms;
+    else if (profile && profile->request_timeout_ms != CASS_UINT64_MAX)
+        req->timeout_ms = profile->request_timeout_ms;
+    else
+        req->timeout_ms = si->cluster->request_timeout_ms;
     req->timestamp =
         timestamp != ENG_TS_NONE ? timestamp : cql_drv_timestamp_next(si->pub.timestamp_gen);
 }
@@ -490,6 +533,11 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
         fail_not_connected(f);
         return f;
     }
+    const CassExecProfile *profile;
+    if (profile_of(si, statement->profile, statement->profile_len, &profile, f)) {
+        end_request(si);
+        return f;
+    }
     cql_request req;
     eng_val buf[STACK_VALUES], *heap = NULL;
     if (cql_drv_statement_request(statement, &req, buf, STACK_VALUES, &heap)) {
@@ -498,8 +546,8 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
         end_request(si);
         return f;
     }
-    apply_defaults(si, statement->consistency, statement->serial_consistency, statement->timestamp,
-                   &req);
+    apply_defaults(si, profile, statement->consistency, statement->serial_consistency,
+                   statement->request_timeout_ms, statement->timestamp, &req);
     ops->execute(b, &req, request_done, pending_new(si, f)); /* ends the request, now or later */
     eng_free(heap);
     return f;
@@ -535,6 +583,11 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
         fail_not_connected(f);
         return f;
     }
+    const CassExecProfile *profile;
+    if (profile_of(si, batch->profile, batch->profile_len, &profile, f)) {
+        end_request(si);
+        return f;
+    }
     size_t n = batch->n;
     cql_request *reqs = eng_calloc(n ? n : 1, sizeof *reqs);
     eng_val **heaps = eng_calloc(n ? n : 1, sizeof *heaps);
@@ -542,14 +595,15 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     for (size_t i = 0; !rc && i < n; i++)
         rc = cql_drv_statement_request(batch->stmts[i], &reqs[i], NULL, 0, &heaps[i]);
     if (!rc) {
-        cql_batch_request breq = {(int)batch->type, (uint32_t)n, reqs, ENG_TS_NONE, 0, 0};
+        cql_batch_request breq = {(int)batch->type, (uint32_t)n, reqs, ENG_TS_NONE, 0, 0, 0};
         cql_request defaults;
         memset(&defaults, 0, sizeof defaults);
-        apply_defaults(si, batch->consistency, batch->serial_consistency, batch->timestamp,
-                       &defaults);
+        apply_defaults(si, profile, batch->consistency, batch->serial_consistency,
+                       batch->request_timeout_ms, batch->timestamp, &defaults);
         breq.timestamp = defaults.timestamp;
         breq.consistency = defaults.consistency;
         breq.serial_consistency = defaults.serial_consistency;
+        breq.timeout_ms = defaults.timeout_ms;
         ops->execute_batch(b, &breq, request_done, pending_new(si, f)); /* ends it, now or later */
     } else {
         fail_request(f);

@@ -238,6 +238,7 @@ static void statement_destroy(CassStatement *s)
     names_free(s->names, s->n_values);
     eng_buf_free(&s->data);
     eng_buf_free(&s->paging_state);
+    eng_free(s->profile);
     eng_free(s);
 }
 
@@ -686,6 +687,7 @@ void cass_batch_free(CassBatch *batch)
         statement_destroy(batch->stmts[i]);
     eng_free(batch->stmts);
     eng_free(batch->keyspace);
+    eng_free(batch->profile);
     eng_free(batch);
 }
 
