@@ -33,7 +33,8 @@ typedef struct pending {
     uint32_t n_known;
     cql_conn_done done;
     void *arg;
-    uint64_t deadline; /* loop time (ms) the answer is due by, 0: none */
+    uint64_t timeout_ms; /* how long the answer may take once sent (0: no limit) */
+    uint64_t deadline;   /* loop time (ms) the answer is due by, 0: none */
     int orphan;        /* timed out: the late answer is dropped */
 } pending;
 
@@ -260,8 +261,8 @@ static void send_waiting(cql_conn *c)
         p->body = NULL;
         p->next = sent;
         sent = p;
-        if (c->cfg.request_timeout_ms)
-            p->deadline = uv_now(&c->loop) + c->cfg.request_timeout_ms;
+        if (p->timeout_ms)
+            p->deadline = uv_now(&c->loop) + p->timeout_ms;
         c->streams[id] = p;
     }
     if (flush(c, &o))
@@ -637,8 +638,8 @@ static void on_tick(uv_timer_t *t)
             p->orphan = 1; /* the stream stays taken until its answer comes */
             eng_err e;
             eng_err_clear(&e);
-            eng_errorf(&e, CQL_E_TIMEOUT, "Request timed out after %u ms on %s:%d",
-                       c->cfg.request_timeout_ms, c->host, c->cfg.port);
+            eng_errorf(&e, CQL_E_TIMEOUT, "Request timed out after %llu ms on %s:%d",
+                       (unsigned long long)p->timeout_ms, c->host, c->cfg.port);
             cql_conn_done done = p->done;
             p->done = NULL;
             done(p->arg, CQL_E_TIMEOUT, &e, NULL);
@@ -764,6 +765,14 @@ int cql_conn_alive(const cql_conn *c)
 void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
                    const cql_column_spec *known, uint32_t n_known, cql_conn_done done, void *arg)
 {
+    cql_conn_send_timed(c, opcode, body, len, c->cfg.request_timeout_ms, known, n_known, done,
+                        arg);
+}
+
+void cql_conn_send_timed(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
+                         uint64_t timeout_ms, const cql_column_spec *known, uint32_t n_known,
+                         cql_conn_done done, void *arg)
+{
     pending *p = calloc(1, sizeof *p);
     if (p && len && !(p->body = malloc(len))) {
         free(p);
@@ -779,6 +788,7 @@ void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
     if (len)
         memcpy(p->body, body, len);
     p->len = len;
+    p->timeout_ms = timeout_ms;
     p->opcode = opcode;
     p->known = known;
     p->n_known = n_known;

@@ -63,6 +63,10 @@ typedef void (*cql_conn_done)(void *arg, int rc, const eng_err *err, cql_proto_r
  */
 void cql_conn_send(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
                    const cql_column_spec *known, uint32_t n_known, cql_conn_done done, void *arg);
+/* The same with a timeout of its own instead of the connection's (0: none). */
+void cql_conn_send_timed(cql_conn *c, uint8_t opcode, const uint8_t *body, size_t len,
+                         uint64_t timeout_ms, const cql_column_spec *known, uint32_t n_known,
+                         cql_conn_done done, void *arg);
 
 /* Closes: requests in flight end with CQL_E_CLOSED; joins the thread; frees c. */
 void cql_conn_close(cql_conn *c);

@@ -55,9 +55,8 @@ typedef struct cql_request {
     int64_t timestamp;            /* ENG_TS_NONE: the server assigns it */
     int consistency;              /* the protocol's consistency levels (CassConsistency) */
     int serial_consistency;
-    uint64_t timeout_ms;          /* the request timeout its settings resolve to (0: none); not
-                                     used yet: embedded requests run to completion, the remote
-                                     connection times each with the cluster's timeout */
+    uint64_t timeout_ms;          /* the request timeout its settings resolve to (0: none):
+                                     the remote backend's; embedded requests run to completion */
 } cql_request;
 
 /* A BATCH: statements (their timestamps and levels unused: the batch's apply). */

@@ -535,6 +535,7 @@ typedef struct call {
     size_t query_len;
     const cql_column_spec *known;
     uint32_t n_known;
+    uint64_t timeout_ms; /* the request's (statement, profile or cluster), 0: none */
     int reprepared;
 } call;
 
@@ -608,7 +609,8 @@ static void send_call(cql_backend *b, call *c)
         return;
     }
     c->conn = h->conn;
-    cql_conn_send(h->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known, on_answer, c);
+    cql_conn_send_timed(h->conn, c->opcode, c->body.p, c->body.len, c->timeout_ms, c->known,
+                        c->n_known, on_answer, c);
     release(b, h);
 }
 
@@ -678,6 +680,7 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
     c->b = b;
     c->done = done;
     c->arg = arg;
+    c->timeout_ms = req->timeout_ms;
     cql_proto_query_params p;
     params_of(req, names, &p);
     int rc = 0;
@@ -750,6 +753,7 @@ static void remote_execute_batch(cql_backend *b, const cql_batch_request *req,
         c->b = b;
         c->done = done;
         c->arg = arg;
+        c->timeout_ms = req->timeout_ms;
         c->opcode = CQL_PROTO_BATCH;
         cql_proto_put_batch(&c->body, b->version, (uint8_t)req->kind, stmts, (uint16_t)n, &p);
         if (c->body.oom)

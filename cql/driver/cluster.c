@@ -147,12 +147,8 @@ CassCluster *cql_drv_cluster_copy(const CassCluster *c)
     return d;
 }
 
-/* Appends the comma-separated entries of text (spaces around each dropped, empty ones skipped). */
-static CassError add_contact_points(CassCluster *c, const char *text, size_t len)
+void cql_drv_list_append(eng_buf *b, const char *text, size_t len)
 {
-    eng_buf b = ENG_BUF_INIT;
-    if (c->contact_points)
-        eng_buf_put_str(&b, c->contact_points);
     size_t i = 0;
     while (i < len) {
         size_t start = i;
@@ -164,12 +160,21 @@ static CassError add_contact_points(CassCluster *c, const char *text, size_t len
         while (e > s && isspace((unsigned char)text[e - 1]))
             e--;
         if (e > s) {
-            if (b.len)
-                eng_buf_put_u8(&b, ',');
-            eng_buf_put(&b, text + s, e - s);
+            if (b->len)
+                eng_buf_put_u8(b, ',');
+            eng_buf_put(b, text + s, e - s);
         }
         i++; /* past the comma */
     }
+}
+
+/* Appends the comma-separated entries of text (spaces around each dropped, empty ones skipped). */
+static CassError add_contact_points(CassCluster *c, const char *text, size_t len)
+{
+    eng_buf b = ENG_BUF_INIT;
+    if (c->contact_points)
+        eng_buf_put_str(&b, c->contact_points);
+    cql_drv_list_append(&b, text, len);
     char *joined = b.len ? eng_buf_cstr(&b) : NULL;
     if (b.oom) {
         eng_buf_free(&b);

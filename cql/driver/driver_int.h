@@ -439,6 +439,10 @@ struct CassCluster_ {
     size_t n_profiles;
 };
 
+/* Appends the comma-separated entries of text[0..len) to b, comma-separated: spaces around
+   each dropped, empty ones skipped (contact points, host and DC lists). */
+void cql_drv_list_append(eng_buf *b, const char *text, size_t len);
+
 /* A deep copy with its own references (sessions keep one); NULL on OOM. Free it with
    cass_cluster_free. */
 CassCluster *cql_drv_cluster_copy(const CassCluster *c);

@@ -28,7 +28,6 @@
  * Setters on a NULL profile return CASS_ERROR_LIB_BAD_PARAMS where the driver
  * would crash.
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "cql/driver/driver_int.h"
@@ -206,23 +205,8 @@ static CassError list_set(CassExecProfile *profile, char **slot, const char *tex
     eng_buf b = ENG_BUF_INIT;
     if (*slot)
         eng_buf_put_str(&b, *slot);
-    size_t had = b.len, i = 0;
-    while (i < len) {
-        size_t start = i;
-        while (i < len && text[i] != ',')
-            i++;
-        size_t s = start, e = i;
-        while (s < e && isspace((unsigned char)text[s]))
-            s++;
-        while (e > s && isspace((unsigned char)text[e - 1]))
-            e--;
-        if (e > s) {
-            if (b.len)
-                eng_buf_put_u8(&b, ',');
-            eng_buf_put(&b, text + s, e - s);
-        }
-        i++; /* past the comma */
-    }
+    size_t had = b.len;
+    cql_drv_list_append(&b, text, len);
     if (b.len == had) { /* nothing to append */
         eng_buf_free(&b);
         return CASS_OK;

@@ -490,3 +490,37 @@ TEST(tls_through_cassssl_verifies_the_server)
     ASSERT_EQ(system(cmd), 0);
 }
 
+
+/* A request timeout is the request's own: the statement's, else its profile's, else the
+   cluster's. A server stopped with SIGSTOP never answers. */
+TEST(a_request_times_out_with_the_timeout_it_resolves_to)
+{
+    server srv;
+    server_start(&srv, NULL);
+    CassCluster *c = remote_cluster(&srv, 4);
+    cass_cluster_set_request_timeout(c, 60000);
+    CassExecProfile *quick = cass_execution_profile_new();
+    cass_execution_profile_set_request_timeout(quick, 200);
+    ASSERT_EQ(cass_cluster_set_execution_profile(c, "quick", quick), CASS_OK);
+    cass_execution_profile_free(quick);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, c);
+    kill(srv.pid, SIGSTOP);
+    CassStatement *st = cass_statement_new("SELECT * FROM system.local", 0);
+    cass_statement_set_execution_profile(st, "quick");
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_REQUEST_TIMED_OUT);
+    cass_future_free(f);
+    cass_statement_set_execution_profile(st, NULL);
+    cass_statement_set_request_timeout(st, 150); /* the statement's own */
+    f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_REQUEST_TIMED_OUT);
+    cass_future_free(f);
+    cass_statement_free(st);
+    kill(srv.pid, SIGCONT);
+    const CassResult *r = QUERY(cn.session, "SELECT release_version FROM system.local");
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    conn_close(&cn);
+    server_stop(&srv);
+}
