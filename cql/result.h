@@ -63,6 +63,11 @@ typedef struct cql_result {
                                    the executor's on_durable callback, not this result */
     const char *warnings[CQL_RESULT_MAX_WARNINGS]; /* server warnings (static strings) */
     uint32_t n_warnings;
+    uint16_t n_payload;         /* the custom payload the server sent with it (remote; the
+                                   embedded engine sends none): names (NUL-terminated after
+                                   their length) and values, in `arena` */
+    eng_val *payload_names;
+    eng_val *payload_vals;
     eng_buf data;               /* cell bytes */
     eng_arena arena;            /* everything else */
     void (*release)(void *);    /* run by cql_result_free: frees what the specs point into */

@@ -155,7 +155,8 @@ typedef struct CassResult_ CassResult;
 /* The server-side details of a failed request (consistency, keyspace, table...). */
 typedef struct CassErrorResult_ CassErrorResult;
 
-/* A node of the cluster; used by later parts of the API. */
+/* A node of the cluster, as cass_future_coordinator() names it; opaque, and borrowed from the
+ * future it came from. No host answers an embedded request, so there it is always NULL. */
 typedef struct CassNode_ CassNode;
 
 /* A cursor over rows, columns, collection items, fields or metadata entries. */
@@ -222,7 +223,8 @@ typedef struct CassTimestampGen_ CassTimestampGen;
 /* What to do when a request times out or too few replicas are alive (remote backend). */
 typedef struct CassRetryPolicy_ CassRetryPolicy;
 
-/* Opaque name/bytes pairs sent with a request; used by later parts of the API. */
+/* Name/bytes pairs a statement or batch sends with its request (protocol v4 and later), for a
+ * server-side query handler; one thread at a time. */
 typedef struct CassCustomPayload_ CassCustomPayload;
 
 /* Request and connection statistics of a session; used by later parts of the API. */
@@ -1471,6 +1473,17 @@ CASS_EXPORT CassError cass_statement_add_key_index(CassStatement *statement, siz
  * Threads: one thread at a time per statement. */
 CASS_EXPORT CassError cass_statement_set_keyspace(CassStatement *statement, const char *keyspace);
 
+/** Same as cass_statement_set_keyspace(), with the length given.
+ * @param[in] statement The statement.
+ * @param[in] keyspace Keyspace name; copied.
+ * @param[in] keyspace_length Length of keyspace in bytes; 0 clears it.
+ * @return As cass_statement_set_keyspace(); also CASS_ERROR_LIB_BAD_PARAMS for a NULL keyspace
+ *     with a non-zero length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_keyspace_n(CassStatement *statement,
+                                                    const char *keyspace, size_t keyspace_length);
+
 /** Sets the statement's consistency level (default: the cluster's). Stored and sent remote; one
  * embedded node meets every level.
  * @param[in] statement The statement.
@@ -1575,6 +1588,19 @@ CASS_EXPORT CassError cass_statement_set_execution_profile(CassStatement *statem
  * Threads: one thread at a time per statement. */
 CASS_EXPORT CassError cass_statement_set_execution_profile_n(CassStatement *statement,
                                                              const char *name, size_t name_length);
+
+/** Gives the statement a custom payload to send with its request, in place of any it had. The
+ * remote backend sends it (protocol v4 and later; nothing is sent over v3); embedded it is kept
+ * and has no effect, as Cassandra's default query handler ignores payloads. A batch's copies of
+ * the statement do not carry it (a batch sends its own).
+ * @param[in] statement The statement.
+ * @param[in] payload The payload, copied as it is now (later changes to it do not reach the
+ *     statement); NULL removes the statement's.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement.
+ * Ownership: the payload is copied; the caller keeps and frees it.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_custom_payload(CassStatement *statement,
+                                                        const CassCustomPayload *payload);
 
 /** Binds a null to the parameter at index.
  * @param[in] statement The statement.
@@ -2356,6 +2382,17 @@ CASS_EXPORT CassError cass_batch_set_execution_profile(CassBatch *batch, const c
 CASS_EXPORT CassError cass_batch_set_execution_profile_n(CassBatch *batch, const char *name,
                                                          size_t name_length);
 
+/** Gives the batch a custom payload to send with its request, as
+ * cass_statement_set_custom_payload() does for a statement; the payloads of its statements are
+ * not sent.
+ * @param[in] batch The batch.
+ * @param[in] payload The payload, copied as it is now; NULL removes the batch's.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL batch.
+ * Ownership: the payload is copied; the caller keeps and frees it.
+ * Threads: one thread at a time per batch. */
+CASS_EXPORT CassError cass_batch_set_custom_payload(CassBatch *batch,
+                                                    const CassCustomPayload *payload);
+
 /** Appends a statement, simple or bound, to the batch.
  * @param[in] batch The batch.
  * @param[in] statement The statement; the batch keeps its own copy, so the caller may change or
@@ -2452,6 +2489,98 @@ CASS_EXPORT CassError cass_future_error_code(CassFuture *future);
  * Threads: any thread, several at once; never wait on a future inside a future callback. */
 CASS_EXPORT void cass_future_error_message(CassFuture *future, const char **message,
                                            size_t *message_length);
+
+/** Waits for the future, then counts the items of the custom payload the server sent back with
+ * the response. Embedded there are none: the count is 0.
+ * @param[in] future The future of an execute or batch.
+ * @return The count; 0 for a failed request, a future of another kind, or NULL.
+ * Ownership: nothing changes hands.
+ * Threads: any thread, several at once; never wait on a future inside a future callback. */
+CASS_EXPORT size_t cass_future_custom_payload_item_count(CassFuture *future);
+
+/** Waits for the future, then gives one item of the custom payload the server sent back.
+ * @param[in] future The future of an execute or batch.
+ * @param[in] index The item, from 0 to cass_future_custom_payload_item_count() - 1.
+ * @param[out] name Receives the item's name; use name_length.
+ * @param[out] name_length Receives the name's length in bytes.
+ * @param[out] value Receives the item's bytes (NULL for a null value).
+ * @param[out] value_size Receives their length.
+ * @return CASS_OK; CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS past the last item (any index embedded);
+ *     CASS_ERROR_LIB_NO_CUSTOM_PAYLOAD when the request failed;
+ *     CASS_ERROR_LIB_INVALID_FUTURE_TYPE for a future of another kind (connect, close, prepare);
+ *     CASS_ERROR_LIB_BAD_PARAMS for a NULL future.
+ * Ownership: name and value are borrowed; they live as long as the future.
+ * Threads: any thread, several at once; never wait on a future inside a future callback. */
+CASS_EXPORT CassError cass_future_custom_payload_item(CassFuture *future, size_t index,
+                                                      const char **name, size_t *name_length,
+                                                      const cass_byte_t **value,
+                                                      size_t *value_size);
+
+/** Waits for the future of a request, then names the node that coordinated it. No host answers
+ * an embedded request, and the remote backend does not name its node yet: always NULL.
+ * @param[in] future The future.
+ * @return The node, or NULL (embedded; remote; a future of another kind; NULL).
+ * Ownership: the node would be borrowed from the future.
+ * Threads: any thread, several at once; never wait on a future inside a future callback. */
+CASS_EXPORT const CassNode *cass_future_coordinator(CassFuture *future);
+
+/* ============================================================================================== *
+ * Custom payload
+ *
+ * Name/bytes pairs a statement or batch sends with its request, for a server-side query handler
+ * (protocol v4 and later). Items are kept in name order; a name appears once. The setters return
+ * nothing: a NULL payload, or a NULL name or value with a non-zero length, does nothing.
+ * ============================================================================================== */
+
+/** Makes an empty payload.
+ * @return The payload; NULL when memory runs out.
+ * Ownership: the caller frees it with cass_custom_payload_free().
+ * Threads: one thread at a time per payload. */
+CASS_EXPORT CassCustomPayload *cass_custom_payload_new(void);
+
+/** Frees a payload; statements and batches given it keep their copies.
+ * @param[in] payload The payload; NULL does nothing.
+ * Ownership: the payload is gone after the call.
+ * Threads: one thread, once no other uses the payload. */
+CASS_EXPORT void cass_custom_payload_free(CassCustomPayload *payload);
+
+/** Sets the bytes of a name, adding the item or replacing its value.
+ * @param[in] payload The payload.
+ * @param[in] name The item's name, NUL-terminated; NULL is the empty name.
+ * @param[in] value The bytes; copied.
+ * @param[in] value_size Their length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per payload. */
+CASS_EXPORT void cass_custom_payload_set(CassCustomPayload *payload, const char *name,
+                                         const cass_byte_t *value, size_t value_size);
+
+/** Same as cass_custom_payload_set(), with the name's length given (at most 65,535 bytes).
+ * @param[in] payload The payload.
+ * @param[in] name The item's name; copied.
+ * @param[in] name_length Its length in bytes.
+ * @param[in] value The bytes; copied.
+ * @param[in] value_size Their length.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per payload. */
+CASS_EXPORT void cass_custom_payload_set_n(CassCustomPayload *payload, const char *name,
+                                           size_t name_length, const cass_byte_t *value,
+                                           size_t value_size);
+
+/** Removes the item of a name; a name the payload lacks changes nothing.
+ * @param[in] payload The payload.
+ * @param[in] name The item's name, NUL-terminated.
+ * Ownership: nothing changes hands.
+ * Threads: one thread at a time per payload. */
+CASS_EXPORT void cass_custom_payload_remove(CassCustomPayload *payload, const char *name);
+
+/** Same as cass_custom_payload_remove(), with the name's length given.
+ * @param[in] payload The payload.
+ * @param[in] name The item's name.
+ * @param[in] name_length Its length in bytes.
+ * Ownership: nothing changes hands.
+ * Threads: one thread at a time per payload. */
+CASS_EXPORT void cass_custom_payload_remove_n(CassCustomPayload *payload, const char *name,
+                                              size_t name_length);
 
 /* ============================================================================================== *
  * Result
@@ -4226,6 +4355,13 @@ CASS_EXPORT CassError cass_data_type_set_class_name_n(CassDataType *data_type,
  * Threads: one thread at a time while a data type is built; a finished one may be read from any
  *     thread. */
 CASS_EXPORT size_t cass_data_type_sub_type_count(const CassDataType *data_type);
+
+/** Deprecated in the driver: the old name of cass_data_type_sub_type_count().
+ * @param[in] data_type The data type.
+ * @return As cass_data_type_sub_type_count().
+ * Ownership: nothing changes hands.
+ * Threads: as cass_data_type_sub_type_count(). */
+CASS_EXPORT CASS_DEPRECATED(size_t cass_data_sub_type_count(const CassDataType *data_type));
 
 /** Gets the sub-type at index.
  * @param[in] data_type The data type.

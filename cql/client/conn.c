@@ -27,6 +27,7 @@ enum { ST_CONNECTING, ST_READY, ST_FAILED, ST_CLOSED };
 typedef struct pending {
     struct pending *next;
     uint8_t opcode;
+    uint8_t flags; /* frame header flags (CQL_PROTO_FLAG_CUSTOM_PAYLOAD) */
     uint8_t *body;
     size_t len;
     const cql_column_spec *known;
@@ -150,14 +151,14 @@ static int seal(cql_conn *c, outbox *o)
 }
 
 /* Adds one request frame to o, framed as this connection speaks. 0, or -1 (out of memory). */
-static int add_frame(cql_conn *c, outbox *o, int16_t stream, uint8_t opcode, const uint8_t *body,
-                     size_t len)
+static int add_frame(cql_conn *c, outbox *o, int16_t stream, uint8_t opcode, uint8_t flags,
+                     const uint8_t *body, size_t len)
 {
     eng_buf *into = c->segments ? &o->frames : &o->wire;
     if (c->segments && o->frames.len &&
         o->frames.len + CQL_PROTO_HEADER_LEN + len > CQL_PROTO_SEGMENT_MAX_PAYLOAD && seal(c, o))
         return -1;
-    size_t at = cql_proto_request_begin(into, c->version, stream, opcode);
+    size_t at = cql_proto_request_begin_flags(into, c->version, stream, opcode, flags);
     eng_buf_put(into, body, len);
     if (cql_proto_request_end(into, at, CQL_PROTO_COMPRESS_NONE))
         return -1;
@@ -235,7 +236,7 @@ static int write_frame(cql_conn *c, int16_t stream, uint8_t opcode, const uint8_
                        size_t len)
 {
     outbox o = {ENG_BUF_INIT, ENG_BUF_INIT};
-    if (add_frame(c, &o, stream, opcode, body, len)) {
+    if (add_frame(c, &o, stream, opcode, 0, body, len)) {
         eng_buf_free(&o.wire);
         eng_buf_free(&o.frames);
         return -1;
@@ -252,7 +253,7 @@ static void send_waiting(cql_conn *c)
         pending *p = c->waiting;
         c->waiting = p->next;
         int16_t id = c->free_ids[--c->n_free];
-        if (add_frame(c, &o, id, p->opcode, p->body, p->len)) {
+        if (add_frame(c, &o, id, p->opcode, p->flags, p->body, p->len)) {
             c->free_ids[c->n_free++] = id;
             fail_pending(p, ENG_E_NOMEM, "out of memory sending a request");
             continue;
@@ -773,6 +774,13 @@ void cql_conn_send_timed(cql_conn *c, uint8_t opcode, const uint8_t *body, size_
                          uint64_t timeout_ms, const cql_column_spec *known, uint32_t n_known,
                          cql_conn_done done, void *arg)
 {
+    cql_conn_send_flags(c, opcode, 0, body, len, timeout_ms, known, n_known, done, arg);
+}
+
+void cql_conn_send_flags(cql_conn *c, uint8_t opcode, uint8_t flags, const uint8_t *body,
+                         size_t len, uint64_t timeout_ms, const cql_column_spec *known,
+                         uint32_t n_known, cql_conn_done done, void *arg)
+{
     pending *p = calloc(1, sizeof *p);
     if (p && len && !(p->body = malloc(len))) {
         free(p);
@@ -790,6 +798,7 @@ void cql_conn_send_timed(cql_conn *c, uint8_t opcode, const uint8_t *body, size_
     p->len = len;
     p->timeout_ms = timeout_ms;
     p->opcode = opcode;
+    p->flags = flags;
     p->known = known;
     p->n_known = n_known;
     p->done = done;

@@ -68,6 +68,12 @@ void cql_conn_send_timed(cql_conn *c, uint8_t opcode, const uint8_t *body, size_
                          uint64_t timeout_ms, const cql_column_spec *known, uint32_t n_known,
                          cql_conn_done done, void *arg);
 
+/* The same with frame header flags: CQL_PROTO_FLAG_CUSTOM_PAYLOAD (v4 and later) when body
+   starts with the request's custom payload (cql_proto_put_custom_payload). */
+void cql_conn_send_flags(cql_conn *c, uint8_t opcode, uint8_t flags, const uint8_t *body,
+                         size_t len, uint64_t timeout_ms, const cql_column_spec *known,
+                         uint32_t n_known, cql_conn_done done, void *arg);
+
 /* Closes: requests in flight end with CQL_E_CLOSED; joins the thread; frees c. */
 void cql_conn_close(cql_conn *c);
 

@@ -57,6 +57,11 @@ typedef struct cql_request {
     int serial_consistency;
     uint64_t timeout_ms;          /* the request timeout its settings resolve to (0: none):
                                      the remote backend's; embedded requests run to completion */
+    uint16_t n_payload;           /* the custom payload: n_payload names ([string]) and values
+                                     ([bytes]); 0: none. Sent remote (v4+); ignored embedded,
+                                     as Cassandra's default query handler ignores it */
+    const eng_val *payload_names;
+    const eng_val *payload_values;
 } cql_request;
 
 /* A BATCH: statements (their timestamps and levels unused: the batch's apply). */
@@ -68,6 +73,9 @@ typedef struct cql_batch_request {
     int consistency;
     int serial_consistency;
     uint64_t timeout_ms;          /* as cql_request's */
+    uint16_t n_payload;           /* the batch's custom payload: as cql_request's */
+    const eng_val *payload_names;
+    const eng_val *payload_values;
 } cql_batch_request;
 
 /*

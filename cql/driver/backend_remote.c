@@ -106,6 +106,26 @@ static int outcome(int rc, const eng_err *err, cql_proto_response *resp, eng_err
         if (copy)
             r->warnings[r->n_warnings++] = copy;
     }
+    /* and its custom payload */
+    const cql_proto_map *cp = &resp->custom_payload;
+    if (cp->n) {
+        r->payload_names = eng_arena_alloc(&r->arena, cp->n * sizeof *r->payload_names);
+        r->payload_vals = eng_arena_alloc(&r->arena, cp->n * sizeof *r->payload_vals);
+        for (uint16_t i = 0; r->payload_names && r->payload_vals && i < cp->n; i++) {
+            int32_t nl = cp->keys[i].len > 0 ? cp->keys[i].len : 0;
+            int32_t vl = cp->vals[i].len;
+            char *name = eng_arena_alloc(&r->arena, (size_t)nl + 1);
+            uint8_t *val = vl > 0 ? eng_arena_memdup(&r->arena, cp->vals[i].p, (size_t)vl) : NULL;
+            if (!name || (vl > 0 && !val))
+                break;
+            if (nl)
+                memcpy(name, cp->keys[i].p, (size_t)nl);
+            name[nl] = '\0';
+            r->payload_names[i] = (eng_val){(const uint8_t *)name, nl};
+            r->payload_vals[i] = (eng_val){val ? val : (const uint8_t *)"", vl};
+            r->n_payload = (uint16_t)(i + 1);
+        }
+    }
     *out = r;
     return 0;
 }
@@ -530,6 +550,7 @@ typedef struct call {
     cql_backend_done done;
     void *arg;
     uint8_t opcode;
+    uint8_t flags; /* frame header flags: CQL_PROTO_FLAG_CUSTOM_PAYLOAD when body starts with it */
     eng_buf body;
     char *query; /* the prepared statement's text (EXECUTE), for an UNPREPARED answer */
     size_t query_len;
@@ -562,8 +583,8 @@ static void on_reprepared(void *arg, int rc, const eng_err *err, cql_proto_respo
         return;
     }
     /* the same text in the same keyspace has the same id: the request goes again as it was */
-    cql_conn_send(c->conn, c->opcode, c->body.p, c->body.len, c->known, c->n_known,
-                  on_answer, c);
+    cql_conn_send_flags(c->conn, c->opcode, c->flags, c->body.p, c->body.len, c->timeout_ms,
+                        c->known, c->n_known, on_answer, c);
 }
 
 static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response *resp)
@@ -609,9 +630,20 @@ static void send_call(cql_backend *b, call *c)
         return;
     }
     c->conn = h->conn;
-    cql_conn_send_timed(h->conn, c->opcode, c->body.p, c->body.len, c->timeout_ms, c->known,
-                        c->n_known, on_answer, c);
+    cql_conn_send_flags(h->conn, c->opcode, c->flags, c->body.p, c->body.len, c->timeout_ms,
+                        c->known, c->n_known, on_answer, c);
     release(b, h);
+}
+
+/* A request's custom payload first in its body, flagged, when the version carries one (v4 and
+   later; the driver sends none over v3). */
+static void put_payload(cql_backend *b, call *c, uint16_t n, const eng_val *names,
+                        const eng_val *vals)
+{
+    if (!n || b->version < 4)
+        return;
+    c->flags = CQL_PROTO_FLAG_CUSTOM_PAYLOAD;
+    cql_proto_put_custom_payload(&c->body, names, vals, n);
 }
 
 static uint16_t consistency_of(int cl, uint16_t dflt)
@@ -696,6 +728,7 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
         }
         if (!rc) {
             c->opcode = CQL_PROTO_EXECUTE;
+            put_payload(b, c, req->n_payload, req->payload_names, req->payload_values);
             cql_proto_put_execute(&c->body, b->version, id, (eng_val){NULL, 0}, &p);
             c->query = malloc(req->prepared->query_len + 1);
             if (c->query) {
@@ -707,6 +740,7 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
         free(owned);
     } else {
         c->opcode = CQL_PROTO_QUERY;
+        put_payload(b, c, req->n_payload, req->payload_names, req->payload_values);
         cql_proto_put_query(&c->body, b->version, (const uint8_t *)req->query, req->query_len, &p);
     }
     free(names);
@@ -755,6 +789,7 @@ static void remote_execute_batch(cql_backend *b, const cql_batch_request *req,
         c->arg = arg;
         c->timeout_ms = req->timeout_ms;
         c->opcode = CQL_PROTO_BATCH;
+        put_payload(b, c, req->n_payload, req->payload_names, req->payload_values);
         cql_proto_put_batch(&c->body, b->version, (uint8_t)req->kind, stmts, (uint16_t)n, &p);
         if (c->body.oom)
             rc = eng_errorf(&err, ENG_E_NOMEM, "out of memory sending a batch");

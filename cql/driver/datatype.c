@@ -419,6 +419,11 @@ size_t cass_data_type_sub_type_count(const CassDataType *data_type)
     return data_type && is_composite(data_type->value_type) ? data_type->n_sub : 0;
 }
 
+size_t cass_data_sub_type_count(const CassDataType *data_type)
+{
+    return cass_data_type_sub_type_count(data_type);
+}
+
 const CassDataType *cass_data_type_sub_data_type(const CassDataType *data_type, size_t index)
 {
     if (!data_type || !is_composite(data_type->value_type) || index >= data_type->n_sub)

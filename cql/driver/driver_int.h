@@ -253,7 +253,22 @@ struct CassStatement_ {
     char *profile;            /* execution profile name: owned, NUL-terminated, or NULL (none);
                                  not inherited by bound statements nor by a batch's copies */
     size_t profile_len;
+    CassCustomPayload *payload; /* owned copy, or NULL; not kept by a batch's copies */
 };
+
+/*
+ * A custom payload (payload.c): items name -> bytes, kept in name order (bytewise, as the
+ * driver's map), at most 65,535 of them (the protocol's [bytes map] counts them in a
+ * [short]). names[i] and vals[i] own their bytes; a name is NUL-terminated after its length.
+ */
+struct CassCustomPayload_ {
+    uint16_t n;
+    uint16_t cap;
+    eng_val *names;
+    eng_val *vals;
+};
+/* A copy of p (NULL for NULL). 0, or ENG_E_NOMEM (*out NULL). */
+int cql_drv_payload_copy(const CassCustomPayload *p, CassCustomPayload **out);
 
 struct CassBatch_ {
     CassBatchType type;
@@ -267,6 +282,7 @@ struct CassBatch_ {
     cass_bool_t idempotent;
     char *profile;            /* execution profile name: owned, NUL-terminated, or NULL (none) */
     size_t profile_len;
+    CassCustomPayload *payload; /* owned copy, or NULL */
 };
 
 struct cql_request;

@@ -502,3 +502,55 @@ void cass_future_error_message(CassFuture *future, const char **message, size_t 
     if (message_length)
         *message_length = strlen(m);
 }
+
+/* ---- custom payload and coordinator ---- */
+
+/* The result a request's future holds once set: NULL for another kind or a failure. */
+static const cql_result *response_of(CassFuture *future)
+{
+    wait_set(future);
+    if (future->kind != CQL_DRV_FUTURE_RESULT || future->code != CASS_OK || !future->result)
+        return NULL;
+    return future->result->r;
+}
+
+size_t cass_future_custom_payload_item_count(CassFuture *future)
+{
+    if (!future)
+        return 0;
+    const cql_result *r = response_of(future);
+    return r ? r->n_payload : 0;
+}
+
+CassError cass_future_custom_payload_item(CassFuture *future, size_t index, const char **name,
+                                          size_t *name_length, const cass_byte_t **value,
+                                          size_t *value_size)
+{
+    if (!future)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    if (future->kind != CQL_DRV_FUTURE_RESULT)
+        return CASS_ERROR_LIB_INVALID_FUTURE_TYPE;
+    const cql_result *r = response_of(future);
+    if (!r)
+        return CASS_ERROR_LIB_NO_CUSTOM_PAYLOAD;
+    if (index >= r->n_payload)
+        return CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS;
+    const eng_val *n = &r->payload_names[index], *v = &r->payload_vals[index];
+    if (name)
+        *name = (const char *)n->p;
+    if (name_length)
+        *name_length = (size_t)n->len;
+    if (value)
+        *value = v->len >= 0 ? v->p : NULL;
+    if (value_size)
+        *value_size = v->len >= 0 ? (size_t)v->len : 0;
+    return CASS_OK;
+}
+
+/* Embedded, no host answers; remote, the backend does not name the node yet. */
+const CassNode *cass_future_coordinator(CassFuture *future)
+{
+    if (future && future->kind == CQL_DRV_FUTURE_RESULT)
+        wait_set(future);
+    return NULL;
+}

@@ -595,7 +595,8 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     for (size_t i = 0; !rc && i < n; i++)
         rc = cql_drv_statement_request(batch->stmts[i], &reqs[i], NULL, 0, &heaps[i]);
     if (!rc) {
-        cql_batch_request breq = {(int)batch->type, (uint32_t)n, reqs, ENG_TS_NONE, 0, 0, 0};
+        cql_batch_request breq = {.kind = (int)batch->type, .n = (uint32_t)n, .stmts = reqs,
+                                  .timestamp = ENG_TS_NONE};
         cql_request defaults;
         memset(&defaults, 0, sizeof defaults);
         apply_defaults(si, profile, batch->consistency, batch->serial_consistency,
@@ -604,6 +605,11 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
         breq.consistency = defaults.consistency;
         breq.serial_consistency = defaults.serial_consistency;
         breq.timeout_ms = defaults.timeout_ms;
+        if (batch->payload && batch->payload->n) {
+            breq.n_payload = batch->payload->n;
+            breq.payload_names = batch->payload->names;
+            breq.payload_values = batch->payload->vals;
+        }
         ops->execute_batch(b, &breq, request_done, pending_new(si, f)); /* ends it, now or later */
     } else {
         fail_request(f);

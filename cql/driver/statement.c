@@ -239,6 +239,7 @@ static void statement_destroy(CassStatement *s)
     eng_buf_free(&s->data);
     eng_buf_free(&s->paging_state);
     eng_free(s->profile);
+    cass_custom_payload_free(s->payload);
     eng_free(s);
 }
 
@@ -388,9 +389,34 @@ CassError cass_statement_add_key_index(CassStatement *statement, size_t index)
 /* A bound statement's keyspace is its prepared statement's (driver: statement.cpp). */
 CassError cass_statement_set_keyspace(CassStatement *statement, const char *keyspace)
 {
+    return cass_statement_set_keyspace_n(statement, keyspace, keyspace ? strlen(keyspace) : 0);
+}
+
+CassError cass_statement_set_keyspace_n(CassStatement *statement, const char *keyspace,
+                                        size_t keyspace_length)
+{
     if (!statement || statement->prepared)
         return CASS_ERROR_LIB_BAD_PARAMS;
-    return str_assign(&statement->keyspace, keyspace, keyspace ? strlen(keyspace) : 0);
+    return str_assign(&statement->keyspace, keyspace, keyspace_length);
+}
+
+/* The driver keeps a reference to the payload; here it is copied (NULL: none). */
+static CassError payload_assign(CassCustomPayload **slot, const CassCustomPayload *payload)
+{
+    CassCustomPayload *copy;
+    if (cql_drv_payload_copy(payload, &copy))
+        return CQL_DRV_NOMEM;
+    cass_custom_payload_free(*slot);
+    *slot = copy;
+    return CASS_OK;
+}
+
+CassError cass_statement_set_custom_payload(CassStatement *statement,
+                                            const CassCustomPayload *payload)
+{
+    if (!statement)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    return payload_assign(&statement->payload, payload);
 }
 
 CassError cass_statement_set_consistency(CassStatement *statement, CassConsistency consistency)
@@ -615,6 +641,11 @@ int cql_drv_statement_request(const CassStatement *s, cql_request *req, eng_val 
     req->timestamp = s->timestamp;
     req->consistency = (int)s->consistency;
     req->serial_consistency = (int)s->serial_consistency;
+    if (s->payload && s->payload->n) {
+        req->n_payload = s->payload->n;
+        req->payload_names = s->payload->names;
+        req->payload_values = s->payload->vals;
+    }
     return 0;
 }
 
@@ -688,7 +719,15 @@ void cass_batch_free(CassBatch *batch)
     eng_free(batch->stmts);
     eng_free(batch->keyspace);
     eng_free(batch->profile);
+    cass_custom_payload_free(batch->payload);
     eng_free(batch);
+}
+
+CassError cass_batch_set_custom_payload(CassBatch *batch, const CassCustomPayload *payload)
+{
+    if (!batch)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    return payload_assign(&batch->payload, payload);
 }
 
 CassError cass_batch_set_keyspace(CassBatch *batch, const char *keyspace)

@@ -20,8 +20,14 @@
 
 size_t cql_proto_request_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode)
 {
+    return cql_proto_request_begin_flags(out, version, stream, opcode, 0);
+}
+
+size_t cql_proto_request_begin_flags(eng_buf *out, uint8_t version, int16_t stream,
+                                     uint8_t opcode, uint8_t flags)
+{
     size_t start = out->len;
-    cql_proto_header h = {.version = version, .stream = stream, .opcode = opcode};
+    cql_proto_header h = {.version = version, .flags = flags, .stream = stream, .opcode = opcode};
     uint8_t hdr[CQL_PROTO_HEADER_LEN];
     cql_proto_header_encode(&h, hdr);
     eng_buf_put(out, hdr, sizeof hdr);
@@ -32,6 +38,16 @@ int cql_proto_request_end(eng_buf *out, size_t start, cql_proto_compression c)
 {
     /* the same framing as a response's: the direction bit is already in the header */
     return cql_proto_frame_end(out, start, c);
+}
+
+void cql_proto_put_custom_payload(eng_buf *out, const eng_val *names, const eng_val *vals,
+                                  uint16_t n)
+{
+    cql_proto_put_short(out, n);
+    for (uint16_t i = 0; i < n; i++) {
+        cql_proto_put_string_n(out, names[i].p, names[i].len > 0 ? (size_t)names[i].len : 0);
+        cql_proto_put_bytes(out, vals[i].p, vals[i].len);
+    }
 }
 
 void cql_proto_put_startup(eng_buf *out, const char *const *keys, const char *const *vals,

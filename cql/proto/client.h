@@ -19,13 +19,21 @@
 /* ---- requests ---- */
 
 /*
- * Starts a request frame at the end of out (header room; the custom payload is not used).
+ * Starts a request frame at the end of out (header room; no flags).
  * Returns its offset, for cql_proto_request_end.
  */
 size_t cql_proto_request_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode);
+/* The same with header flags: CQL_PROTO_FLAG_CUSTOM_PAYLOAD (v4 and later) when the body
+   starts with the payload cql_proto_put_custom_payload writes. */
+size_t cql_proto_request_begin_flags(eng_buf *out, uint8_t version, int16_t stream,
+                                     uint8_t opcode, uint8_t flags);
 /* Finishes it: compressed with c (v3/v4), its length written. 0 or ENG_E_NOMEM. */
 int cql_proto_request_end(eng_buf *out, size_t start, cql_proto_compression c);
 
+/* A custom payload, the [bytes map] of n names and values that goes first in the body of a
+   request framed with CQL_PROTO_FLAG_CUSTOM_PAYLOAD (v4 and later), before the message. */
+void cql_proto_put_custom_payload(eng_buf *out, const eng_val *names, const eng_val *vals,
+                                  uint16_t n);
 /* STARTUP body: a [string map] of n options. */
 void cql_proto_put_startup(eng_buf *out, const char *const *keys, const char *const *vals,
                            uint16_t n);

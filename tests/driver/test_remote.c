@@ -524,3 +524,67 @@ TEST(a_request_times_out_with_the_timeout_it_resolves_to)
     conn_close(&cn);
     server_stop(&srv);
 }
+
+/* Our server ignores custom payloads as Cassandra's default query handler does: a request
+   that carries one (v4 and v5 send it, v3 does not) is accepted and gets none back. */
+TEST(requests_with_a_custom_payload_are_accepted_and_get_none_back)
+{
+    server srv;
+    server_start(&srv, NULL);
+    static const cass_byte_t bin[] = {0x00, 0xFF, 0x7F};
+    CassCustomPayload *p = cass_custom_payload_new();
+    cass_custom_payload_set(p, "zeta", bin, sizeof bin);
+    cass_custom_payload_set(p, "alpha", bin, 0);
+    cass_custom_payload_set_n(p, "k\0z", 3, bin, 1);
+    for (int version = 3; version <= 5; version++) {
+        conn cn;
+        conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, version));
+        char q[256];
+        snprintf(q, sizeof q,
+                 "CREATE KEYSPACE IF NOT EXISTS pl WITH replication = {'class': "
+                 "'SimpleStrategy', 'replication_factor': 1}");
+        RUN(cn.session, q);
+        RUN(cn.session, "CREATE TABLE IF NOT EXISTS pl.kv (k int PRIMARY KEY, v int)");
+        CassStatement *st = cass_statement_new("INSERT INTO pl.kv (k, v) VALUES (1, 1)", 0);
+        ASSERT_EQ(cass_statement_set_custom_payload(st, p), CASS_OK);
+        CassFuture *f = cass_session_execute(cn.session, st);
+        ASSERT_FUTURE_OK(f);
+        ASSERT_EQ(cass_future_custom_payload_item_count(f), 0);
+        const char *name;
+        size_t name_len;
+        const cass_byte_t *value;
+        size_t value_len;
+        ASSERT_EQ(cass_future_custom_payload_item(f, 0, &name, &name_len, &value, &value_len),
+                  CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS);
+        cass_future_free(f);
+        cass_statement_free(st);
+
+        const CassPrepared *prep = PREPARE(cn.session, "SELECT v FROM pl.kv WHERE k = ?");
+        CassStatement *bound = cass_prepared_bind(prep);
+        ASSERT_EQ(cass_statement_bind_int32(bound, 0, 1), CASS_OK);
+        ASSERT_EQ(cass_statement_set_custom_payload(bound, p), CASS_OK);
+        f = cass_session_execute(cn.session, bound);
+        ASSERT_FUTURE_OK(f);
+        const CassResult *r = cass_future_get_result(f);
+        ASSERT_EQ(cass_result_row_count(r), 1);
+        ASSERT_EQ(cass_future_custom_payload_item_count(f), 0);
+        cass_result_free(r);
+        cass_future_free(f);
+        cass_statement_free(bound);
+        cass_prepared_free(prep);
+
+        CassBatch *b = cass_batch_new(CASS_BATCH_TYPE_UNLOGGED);
+        CassStatement *m = cass_statement_new("INSERT INTO pl.kv (k, v) VALUES (2, 2)", 0);
+        ASSERT_EQ(cass_batch_add_statement(b, m), CASS_OK);
+        cass_statement_free(m);
+        ASSERT_EQ(cass_batch_set_custom_payload(b, p), CASS_OK);
+        f = cass_session_execute_batch(cn.session, b);
+        ASSERT_FUTURE_OK(f);
+        ASSERT_EQ(cass_future_custom_payload_item_count(f), 0);
+        cass_future_free(f);
+        cass_batch_free(b);
+        conn_close(&cn);
+    }
+    cass_custom_payload_free(p);
+    server_stop(&srv);
+}

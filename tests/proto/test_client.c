@@ -102,6 +102,54 @@ TEST(every_query_parameter_reaches_the_server_in_v4_and_v5)
     }
 }
 
+/* [PV4] §2.2: with flag 0x04 the body starts with a [bytes map], the message after it. */
+TEST(a_custom_payload_goes_before_the_body_and_the_server_reads_it)
+{
+    for (uint8_t version = 4; version <= 5; version++) {
+        eng_buf b = ENG_BUF_INIT;
+        cql_proto_query_params p;
+        params_init(&p);
+        eng_val names[3] = {text("a"), text("k\0z"), text("")};
+        names[1].len = 3; /* a NUL inside the name goes as it is */
+        static const uint8_t bin[] = {0x00, 0xFF, 0x10};
+        eng_val vals[3] = {{bin, 3}, text(""), {NULL, -1}};
+        size_t at = cql_proto_request_begin_flags(&b, version, 9, CQL_PROTO_QUERY,
+                                                  CQL_PROTO_FLAG_CUSTOM_PAYLOAD);
+        cql_proto_put_custom_payload(&b, names, vals, 3);
+        cql_proto_put_query(&b, version, (const uint8_t *)"SELECT 1", 8, &p);
+        ASSERT_EQ(cql_proto_request_end(&b, at, CQL_PROTO_COMPRESS_NONE), 0);
+        ASSERT_EQ(b.p[1], CQL_PROTO_FLAG_CUSTOM_PAYLOAD);
+        /* the map's bytes right after the header: count, then [string] [bytes] pairs */
+        static const uint8_t map[] = {0x00, 0x03, 0x00, 0x01, 'a', 0x00, 0x00, 0x00, 0x03,
+                                      0x00, 0xFF, 0x10, 0x00, 0x03, 'k', 0x00, 'z'};
+        ASSERT_MEM_EQ(b.p + CQL_PROTO_HEADER_LEN, map, sizeof map);
+        eng_arena a;
+        eng_arena_init(&a, 256);
+        cql_proto_request req;
+        eng_err err;
+        ASSERT_OK_ERR(server_reads(&b, &req, &a, &err), &err);
+        ASSERT_EQ(req.opcode, CQL_PROTO_QUERY);
+        ASSERT_EQ(req.custom_payload.n, 3);
+        ASSERT(val_is(req.custom_payload.keys[0], "a"));
+        ASSERT_EQ(req.custom_payload.vals[0].len, 3);
+        ASSERT_MEM_EQ(req.custom_payload.vals[0].p, bin, 3);
+        ASSERT_EQ(req.custom_payload.keys[1].len, 3);
+        ASSERT_MEM_EQ(req.custom_payload.keys[1].p, "k\0z", 3);
+        ASSERT_EQ(req.custom_payload.vals[1].len, 0);
+        ASSERT_EQ(req.custom_payload.keys[2].len, 0);
+        ASSERT_EQ(req.custom_payload.vals[2].len, -1);
+        ASSERT(val_is(req.u.query.query, "SELECT 1"));
+        eng_arena_free(&a);
+        eng_buf_free(&b);
+    }
+    /* without the flag the same builder makes the plain frame */
+    eng_buf b = ENG_BUF_INIT;
+    size_t at = cql_proto_request_begin_flags(&b, 4, 1, CQL_PROTO_OPTIONS, 0);
+    ASSERT_EQ(cql_proto_request_end(&b, at, CQL_PROTO_COMPRESS_NONE), 0);
+    ASSERT_EQ(b.p[1], 0);
+    eng_buf_free(&b);
+}
+
 TEST(prepare_execute_and_batch_reach_the_server)
 {
     eng_buf b = ENG_BUF_INIT;
