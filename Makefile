@@ -210,7 +210,7 @@ bench: deps
 	@sh scripts/deps.sh bench
 	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" bench-run
 
-bench-run: $(BENCH_BIN)
+bench-run: $(BENCH_BIN) $(B)/cassette
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 # Until the reference applications land: a chat program written for the driver API
