@@ -1271,6 +1271,440 @@ CASS_EXPORT CassError cass_cluster_set_execution_profile_n(CassCluster *cluster,
                                                            size_t name_length,
                                                            CassExecProfile *profile);
 
+/* ---- Cluster: pools, reconnection, routing and filters ------------------------------------- *
+ * Checked as the driver checks them and kept for the remote backend. None changes an embedded
+ * session (one in-process database: no pools, hosts or routing); the remote backend today opens
+ * one connection and reconnects on demand, so it does not use them yet either. */
+
+/** Sets the size of the remote backend's request queue per I/O thread (default 8192).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] queue_size Number of requests, at least 1.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS when queue_size is 0.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_queue_size_io(CassCluster *cluster, unsigned queue_size);
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] queue_size Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(
+    CassError cass_cluster_set_queue_size_event(CassCluster *cluster, unsigned queue_size));
+
+/** Sets how many connections the remote backend keeps to each node per I/O thread (default 1).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_connections Number of connections, at least 1.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS when num_connections is 0.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_core_connections_per_host(CassCluster *cluster,
+                                                                 unsigned num_connections);
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_connections Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_max_connections_per_host(
+    CassCluster *cluster, unsigned num_connections));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_connections Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_max_concurrent_creation(
+    CassCluster *cluster, unsigned num_connections));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_requests Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_max_concurrent_requests_threshold(
+    CassCluster *cluster, unsigned num_requests));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too (no
+ * comparison with the low water mark either).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_bytes Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_write_bytes_high_water_mark(
+    CassCluster *cluster, unsigned num_bytes));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_bytes Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_write_bytes_low_water_mark(
+    CassCluster *cluster, unsigned num_bytes));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_requests Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_pending_requests_high_water_mark(
+    CassCluster *cluster, unsigned num_requests));
+
+/** Deprecated by the driver, where it no longer does anything; accepted and ignored here too.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_requests Ignored.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(CassError cass_cluster_set_pending_requests_low_water_mark(
+    CassCluster *cluster, unsigned num_requests));
+
+/** Sets how long, in microseconds, the remote backend lets requests gather before writing them
+ * to a socket in one system call (default 200; 0 writes at once).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] delay_us Delay in microseconds, at least 0.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a negative delay.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_coalesce_delay(CassCluster *cluster, cass_int64_t delay_us);
+
+/** Sets the share, in percent, of an I/O thread's time the remote backend gives to new requests
+ * rather than to those under way (default 50).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] ratio A percentage from 1 to 100.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS outside 1..100.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_new_request_ratio(CassCluster *cluster, cass_int32_t ratio);
+
+/** Sets how many request-encoding buffers the remote backend keeps for reuse (default: no limit).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] num_objects Number of buffers; any value.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_max_reusable_write_objects(CassCluster *cluster,
+                                                                  unsigned num_objects);
+
+/** Deprecated by the driver: same as cass_cluster_set_constant_reconnect() with that delay.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] wait_time Delay in milliseconds.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CASS_DEPRECATED(void cass_cluster_set_reconnect_wait_time(CassCluster *cluster,
+                                                                      unsigned wait_time));
+
+/** Makes the remote backend wait the same delay before each new attempt to reach a node that went
+ * down. The default is exponential: cass_cluster_set_exponential_reconnect(cluster, 2000, 600000).
+ * Today the remote backend reconnects on demand, when the next request needs the connection.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] delay_ms Delay in milliseconds; any value.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_constant_reconnect(CassCluster *cluster, cass_uint64_t delay_ms);
+
+/** Makes the remote backend double its delay between attempts to reach a node that went down,
+ * from base_delay_ms up to max_delay_ms (the default: 2000 and 600000). Today the remote backend
+ * reconnects on demand.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] base_delay_ms First delay in milliseconds, above 1.
+ * @param[in] max_delay_ms Longest delay in milliseconds, above 1 and at least base_delay_ms.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS (logged) for a delay of 0 or 1, or a maximum below
+ *     the base.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_exponential_reconnect(CassCluster *cluster,
+                                                             cass_uint64_t base_delay_ms,
+                                                             cass_uint64_t max_delay_ms);
+
+/** Sets how long the remote backend waits for a contact point's name to resolve (default 5000 ms).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] timeout_ms Timeout in milliseconds.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_resolve_timeout(CassCluster *cluster, unsigned timeout_ms);
+
+/** Sets the local address the remote backend's sockets bind to (default: any).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] name A numeric IPv4 or IPv6 address, NUL-terminated; NULL or "" for any address.
+ * @return CASS_OK, or CASS_ERROR_LIB_HOST_RESOLUTION when name is not a numeric address (names are
+ *     not looked up).
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_local_address(CassCluster *cluster, const char *name);
+
+/** Same as cass_cluster_set_local_address(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] name A numeric IPv4 or IPv6 address; NULL or empty for any address.
+ * @param[in] name_length Length of name in bytes.
+ * @return CASS_OK, or CASS_ERROR_LIB_HOST_RESOLUTION when name is not a numeric address.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_local_address_n(CassCluster *cluster, const char *name,
+                                                       size_t name_length);
+
+/** Makes the remote backend send the NO_COMPACT startup option (default off), for clusters whose
+ * COMPACT STORAGE tables are being upgraded. Embedded tables are never compact.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] enabled cass_true to send it, cass_false not to.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_no_compact(CassCluster *cluster, cass_bool_t enabled);
+
+/** Makes the remote backend prepare a statement on every node rather than only on the one that
+ * ran the PREPARE (default on). One embedded node needs no more.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_prepare_on_all_hosts(CassCluster *cluster,
+                                                            cass_bool_t enabled);
+
+/** Makes the remote backend prepare its cached statements again on a node that comes back or
+ * joins (default on). No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_prepare_on_up_or_add_host(CassCluster *cluster,
+                                                                 cass_bool_t enabled);
+
+/** Sets how often the latency histograms of the driver's metrics are refreshed (default: never).
+ * Metrics are not kept yet.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] refresh_interval Interval in milliseconds, at least 1.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS when refresh_interval is 0.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_histogram_refresh_interval(CassCluster *cluster,
+                                                                  unsigned refresh_interval);
+
+/** Sets how often the remote backend would report its configuration to a DSE Insights service
+ * (default 300 s; 0 turns it off). Nothing is reported.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] interval_secs Interval in seconds.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_monitor_reporting_interval(CassCluster *cluster,
+                                                             unsigned interval_secs);
+
+/** Sets how long a traced request waits for its trace to be written (default 15 ms). Tracing is
+ * not supported yet.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] max_wait_time_ms Wait in milliseconds.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_tracing_max_wait_time(CassCluster *cluster,
+                                                        unsigned max_wait_time_ms);
+
+/** Sets the pause between two checks for a request's trace (default 3 ms). Tracing is not
+ * supported yet.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] retry_wait_time_ms Pause in milliseconds.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_tracing_retry_wait_time(CassCluster *cluster,
+                                                          unsigned retry_wait_time_ms);
+
+/** Sets the consistency level of the reads that check for a request's trace (default ONE).
+ * Tracing is not supported yet.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] consistency The level; taken as given.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_tracing_consistency(CassCluster *cluster,
+                                                      CassConsistency consistency);
+
+/** Makes the remote backend prefer the nodes of local_dc, using at most used_hosts_per_remote_dc
+ * nodes of each other data center (replaces round-robin). No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] local_dc The local data center's name, NUL-terminated.
+ * @param[in] used_hosts_per_remote_dc Nodes of each remote data center that may be used.
+ * @param[in] allow_remote_dcs_for_local_cl cass_true to let LOCAL_ONE and LOCAL_QUORUM requests
+ *     use remote nodes too.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS (logged) for a NULL or empty local_dc.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_load_balance_dc_aware(
+    CassCluster *cluster, const char *local_dc, unsigned used_hosts_per_remote_dc,
+    cass_bool_t allow_remote_dcs_for_local_cl);
+
+/** Same as cass_cluster_set_load_balance_dc_aware(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] local_dc The local data center's name.
+ * @param[in] local_dc_length Length of local_dc in bytes.
+ * @param[in] used_hosts_per_remote_dc Nodes of each remote data center that may be used.
+ * @param[in] allow_remote_dcs_for_local_cl cass_true to let LOCAL_* levels use remote nodes.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS (logged) for a NULL or empty local_dc.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_load_balance_dc_aware_n(
+    CassCluster *cluster, const char *local_dc, size_t local_dc_length,
+    unsigned used_hosts_per_remote_dc, cass_bool_t allow_remote_dcs_for_local_cl);
+
+/** Turns latency-aware routing on or off for the remote backend (default off): nodes much slower
+ * than the fastest are set aside for a while. No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] enabled cass_true to turn it on, cass_false to turn it off.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_latency_aware_routing(CassCluster *cluster, cass_bool_t enabled);
+
+/** Tunes latency-aware routing (defaults: 2.0, 100 ms, 10000 ms, 100 ms, 50). Every value is taken,
+ * as by the driver. No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] exclusion_threshold How many times slower than the fastest node a node may be before
+ *     it is set aside.
+ * @param[in] scale_ms Weight of older latencies against newer ones, in milliseconds.
+ * @param[in] retry_period_ms How long a node stays set aside.
+ * @param[in] update_rate_ms How often the fastest latency is recomputed.
+ * @param[in] min_measured Requests a node must have answered before it is judged.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_latency_aware_routing_settings(
+    CassCluster *cluster, cass_double_t exclusion_threshold, cass_uint64_t scale_ms,
+    cass_uint64_t retry_period_ms, cass_uint64_t update_rate_ms, cass_uint64_t min_measured);
+
+/** Restricts the remote backend to the listed nodes. Each call appends its comma-separated
+ * addresses to the list; an empty or NULL text empties it (no restriction). No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] hosts Comma-separated addresses, NUL-terminated.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_whitelist_filtering(CassCluster *cluster, const char *hosts);
+
+/** Same as cass_cluster_set_whitelist_filtering(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] hosts Comma-separated addresses.
+ * @param[in] hosts_length Length of hosts in bytes; 0 empties the list.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_whitelist_filtering_n(CassCluster *cluster, const char *hosts,
+                                                        size_t hosts_length);
+
+/** Keeps the remote backend away from the listed nodes. Each call appends its comma-separated
+ * addresses; an empty or NULL text empties the list. No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] hosts Comma-separated addresses, NUL-terminated.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_blacklist_filtering(CassCluster *cluster, const char *hosts);
+
+/** Same as cass_cluster_set_blacklist_filtering(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] hosts Comma-separated addresses.
+ * @param[in] hosts_length Length of hosts in bytes; 0 empties the list.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_blacklist_filtering_n(CassCluster *cluster, const char *hosts,
+                                                        size_t hosts_length);
+
+/** Restricts the remote backend to the nodes of the listed data centers. Each call appends its
+ * comma-separated names; an empty or NULL text empties the list. No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] dcs Comma-separated data center names, NUL-terminated.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_whitelist_dc_filtering(CassCluster *cluster, const char *dcs);
+
+/** Same as cass_cluster_set_whitelist_dc_filtering(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] dcs Comma-separated data center names.
+ * @param[in] dcs_length Length of dcs in bytes; 0 empties the list.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_whitelist_dc_filtering_n(CassCluster *cluster, const char *dcs,
+                                                           size_t dcs_length);
+
+/** Keeps the remote backend away from the nodes of the listed data centers. Each call appends its
+ * comma-separated names; an empty or NULL text empties the list. No effect embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] dcs Comma-separated data center names, NUL-terminated.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_blacklist_dc_filtering(CassCluster *cluster, const char *dcs);
+
+/** Same as cass_cluster_set_blacklist_dc_filtering(), with the length given.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] dcs Comma-separated data center names.
+ * @param[in] dcs_length Length of dcs in bytes; 0 empties the list.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT void cass_cluster_set_blacklist_dc_filtering_n(CassCluster *cluster, const char *dcs,
+                                                           size_t dcs_length);
+
+/** Makes the remote backend send an idempotent request again, to another node, every
+ * constant_delay_ms until one answers, at most max_speculative_executions more times. Nothing is
+ * sent twice embedded.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] constant_delay_ms Delay in milliseconds, at least 0.
+ * @param[in] max_speculative_executions Extra attempts, at least 0.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS (logged) when either is negative.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_constant_speculative_execution_policy(
+    CassCluster *cluster, cass_int64_t constant_delay_ms, int max_speculative_executions);
+
+/** Turns speculative executions off (the default).
+ * @param[in] cluster The cluster configuration.
+ * @return CASS_OK.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_no_speculative_execution_policy(CassCluster *cluster);
+
+/** Not supported: DataStax Astra secure-connect bundles cannot be loaded. The call logs an error
+ * saying so and leaves the cluster as it was; set contact points (and a TLS context) instead.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] path Path of the bundle, NUL-terminated.
+ * @return CASS_ERROR_LIB_BAD_PARAMS, always.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_cloud_secure_connection_bundle(CassCluster *cluster,
+                                                                      const char *path);
+
+/** Same as cass_cluster_set_cloud_secure_connection_bundle(), with the length given: refused.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] path Path of the bundle.
+ * @param[in] path_length Length of path in bytes.
+ * @return CASS_ERROR_LIB_BAD_PARAMS, always.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_cloud_secure_connection_bundle_n(CassCluster *cluster,
+                                                                        const char *path,
+                                                                        size_t path_length);
+
+/** Same as cass_cluster_set_cloud_secure_connection_bundle() without initializing OpenSSL:
+ * refused.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] path Path of the bundle, NUL-terminated.
+ * @return CASS_ERROR_LIB_BAD_PARAMS, always.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError
+cass_cluster_set_cloud_secure_connection_bundle_no_ssl_lib_init(CassCluster *cluster,
+                                                                const char *path);
+
+/** Same as cass_cluster_set_cloud_secure_connection_bundle_no_ssl_lib_init(), with the length
+ * given: refused.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] path Path of the bundle.
+ * @param[in] path_length Length of path in bytes.
+ * @return CASS_ERROR_LIB_BAD_PARAMS, always.
+ * Ownership: arguments are copied; the caller keeps what it passed.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_cloud_secure_connection_bundle_no_ssl_lib_init_n(
+    CassCluster *cluster, const char *path, size_t path_length);
+
 /* ============================================================================================== *
  * Session
  *

@@ -28,11 +28,15 @@
  * profile.c; copying and freeing them is here, with the rest of the cluster's
  * ownership, so profile.c depends on this file and not the other way).
  *
+ * The pool, reconnection, routing and filter setters are cluster_settings.c's;
+ * their fields are initialized, copied and freed here.
+ *
  * Also here: cassette.h's cluster options for opening an embedded database
  * (durability, map size, statement cache), which the embedded backend
  * (backend_local.c) reads when it connects.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -91,6 +95,25 @@ CassCluster *cass_cluster_new(void)
     c->use_schema = cass_true;
     c->hostname_resolution = cass_false;
     c->randomized_contact_points = cass_true;
+    /* The settings of cluster_settings.c, at the driver's defaults too. */
+    c->queue_size_io = 8192;
+    c->core_connections = 1;
+    c->reconnect = CQL_DRV_RECONNECT_EXPONENTIAL;
+    c->reconnect_base_ms = 2000;
+    c->reconnect_max_ms = 600000;
+    c->coalesce_delay_us = 200;
+    c->new_request_ratio = 50;
+    c->max_reusable_write_objects = UINT_MAX;
+    c->resolve_timeout_ms = 5000;
+    c->no_compact = cass_false;
+    c->prepare_on_all_hosts = cass_true;
+    c->prepare_on_up_or_add_host = cass_true;
+    c->histogram_refresh_interval = 0;
+    c->monitor_reporting_interval_s = 300;
+    c->tracing_max_wait_ms = 15;
+    c->tracing_retry_wait_ms = 3;
+    c->tracing_consistency = CASS_CONSISTENCY_ONE;
+    cql_drv_profile_init(&c->routing);
     ci->durability = -1;
     ci->map_size = 0;
     return c;
@@ -109,6 +132,8 @@ void cass_cluster_free(CassCluster *cluster)
     cass_retry_policy_free(cluster->retry_policy);
     cass_ssl_free(cluster->ssl);
     cql_drv_cluster_profiles_free(cluster);
+    eng_free(cluster->local_address);
+    cql_drv_profile_clear(&cluster->routing);
     eng_free(impl_of(cluster));
 }
 
@@ -133,6 +158,8 @@ CassCluster *cql_drv_cluster_copy(const CassCluster *c)
     d->application_name = d->application_version = NULL;
     d->profiles = NULL;
     d->n_profiles = 0;
+    d->local_address = NULL;
+    cql_drv_profile_init(&d->routing); /* owns nothing until copied below */
     d->timestamp_gen = cql_drv_timestamp_gen_ref(c->timestamp_gen);
     d->retry_policy = cql_drv_retry_policy_ref(c->retry_policy);
     d->ssl = cql_drv_ssl_ref(c->ssl);
@@ -140,7 +167,8 @@ CassCluster *cql_drv_cluster_copy(const CassCluster *c)
         copy_str(c->password, &d->password) ||
         copy_str(c->application_name, &d->application_name) ||
         copy_str(c->application_version, &d->application_version) ||
-        cql_drv_cluster_profiles_copy(d, c)) {
+        copy_str(c->local_address, &d->local_address) ||
+        cql_drv_profile_copy(&d->routing, &c->routing) || cql_drv_cluster_profiles_copy(d, c)) {
         cass_cluster_free(d);
         return NULL;
     }
@@ -336,8 +364,13 @@ void cass_cluster_set_credentials_n(CassCluster *cluster, const char *username,
 
 void cass_cluster_set_load_balance_round_robin(CassCluster *cluster)
 {
-    if (cluster)
-        impl_of(cluster)->round_robin = 1;
+    if (!cluster)
+        return;
+    impl_of(cluster)->round_robin = 1;
+    /* It replaces a DC-aware policy, as in the driver (one load-balancing policy per profile). */
+    eng_free(cluster->routing.local_dc);
+    cluster->routing.local_dc = NULL;
+    cluster->routing.load_balance = CQL_DRV_LB_ROUND_ROBIN;
 }
 
 void cass_cluster_set_token_aware_routing(CassCluster *cluster, cass_bool_t enabled)
@@ -454,6 +487,26 @@ void cass_cluster_set_client_id(CassCluster *cluster, CassUuid client_id)
 }
 
 /* ---- execution profiles a cluster keeps (their API: profile.c) ---- */
+
+/* The driver's defaults: nothing set, token-aware routing with shuffling on, latency-aware
+   routing off with LatencyAwarePolicy::Settings' defaults. */
+void cql_drv_profile_init(CassExecProfile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->request_timeout_ms = CASS_UINT64_MAX;
+    p->consistency = CASS_CONSISTENCY_UNKNOWN;
+    p->serial_consistency = CASS_CONSISTENCY_UNKNOWN;
+    p->load_balance = CQL_DRV_LB_UNSET;
+    p->token_aware = cass_true;
+    p->shuffle_replicas = cass_true;
+    p->latency_aware = cass_false;
+    p->exclusion_threshold = 2.0;
+    p->scale_ms = 100;
+    p->retry_period_ms = 10000;
+    p->update_rate_ms = 100;
+    p->min_measured = 50;
+    p->speculative = CQL_DRV_SPEC_UNSET;
+}
 
 /* Frees what p owns and leaves it without anything owned. */
 void cql_drv_profile_clear(CassExecProfile *p)

@@ -409,6 +409,12 @@ struct CassExecProfile_ {
     int spec_max;                       /* CONSTANT: >= 0 */
 };
 
+/* CassCluster.reconnect: the driver's reconnection policies (reconnection_policy.hpp). */
+typedef enum cql_drv_reconnect {
+    CQL_DRV_RECONNECT_EXPONENTIAL = 0, /* the default: 2000 ms doubling up to 600000 ms */
+    CQL_DRV_RECONNECT_CONSTANT,
+} cql_drv_reconnect;
+
 /* One of a cluster's profiles: its name (owned, NUL-terminated, name_len bytes) and a copy. */
 typedef struct cql_drv_named_profile {
     char *name;
@@ -416,6 +422,9 @@ typedef struct cql_drv_named_profile {
     CassExecProfile profile;
 } cql_drv_named_profile;
 
+/* A profile with nothing set: the driver's defaults (token-aware routing with shuffling on,
+   latency-aware routing off with its default settings). (cluster.c) */
+void cql_drv_profile_init(CassExecProfile *p);
 /* A deep copy of src into dst (uninitialized): strings duplicated, the retry policy referenced.
    0, or -1 on OOM with dst owning nothing. (cluster.c) */
 int cql_drv_profile_copy(CassExecProfile *dst, const CassExecProfile *src);
@@ -453,6 +462,29 @@ struct CassCluster_ {
     CassSsl *ssl;                    /* reference, or NULL */
     struct cql_drv_named_profile *profiles; /* owned array of n_profiles (profile.c), or NULL */
     size_t n_profiles;
+    /* cluster_settings.c: validated as the driver validates them and kept for the remote backend,
+       which today has one connection and reconnects on demand; the embedded backend (one
+       in-process database) reads none of them. Defaults: the driver's (constants.hpp). */
+    unsigned queue_size_io;               /* > 0 */
+    unsigned core_connections;            /* per host, > 0 */
+    cql_drv_reconnect reconnect;
+    cass_uint64_t reconnect_base_ms;      /* CONSTANT: the delay; EXPONENTIAL: the first one */
+    cass_uint64_t reconnect_max_ms;       /* EXPONENTIAL: the longest delay */
+    cass_int64_t coalesce_delay_us;       /* >= 0 */
+    cass_int32_t new_request_ratio;       /* 1..100 */
+    unsigned max_reusable_write_objects;
+    unsigned resolve_timeout_ms;
+    char *local_address;                  /* owned numeric address to bind, or NULL: any */
+    cass_bool_t no_compact, prepare_on_all_hosts, prepare_on_up_or_add_host;
+    unsigned histogram_refresh_interval;  /* 0: no refresh */
+    unsigned monitor_reporting_interval_s;
+    unsigned tracing_max_wait_ms, tracing_retry_wait_ms;
+    CassConsistency tracing_consistency;
+    /* The driver's default profile: of its fields only load balancing (load_balance, local_dc,
+       used_hosts_per_remote_dc, allow_remote_dcs_for_local_cl), latency-aware routing, the four
+       filter lists and the speculative policy are used (token-aware routing is token_aware and
+       shuffle_replicas above). Owned: copied by cql_drv_profile_copy, freed by _clear. */
+    CassExecProfile routing;
 };
 
 /* Appends the comma-separated entries of text[0..len) to b, comma-separated: spaces around

@@ -8,8 +8,8 @@
  * holds; a session's copy of the cluster (cql_drv_cluster_copy) copies the
  * profiles again, so a session sees the profiles as they were when it
  * connected, as with the driver (Config is copied when a session connects).
- * Copying and freeing profiles is cluster.c's (cql_drv_profile_copy, _clear),
- * which owns the cluster's copies.
+ * Initializing, copying and freeing profiles is cluster.c's
+ * (cql_drv_profile_init, _copy, _clear), which owns the cluster's copies.
  *
  * At execution (session.c) each request setting resolves as the driver's
  * RequestWrapper does: the statement's (or batch's) own when set, else the
@@ -23,7 +23,9 @@
  * checked exactly where the driver checks them (execution_profile.cpp: a
  * DC-aware policy needs a local DC, a constant speculative policy needs
  * non-negative numbers) and kept for the remote backend. The embedded backend
- * has one node, so none of them changes anything there.
+ * has one node, so none of them changes anything there. The cluster's own
+ * routing settings (cluster_settings.c) are a profile too, set through these
+ * setters.
  *
  * Setters on a NULL profile return CASS_ERROR_LIB_BAD_PARAMS where the driver
  * would crash.
@@ -34,31 +36,11 @@
 
 /* ---- the profile object ---- */
 
-/* The driver's defaults: nothing set, token-aware routing with shuffling on, latency-aware
-   routing off with LatencyAwarePolicy::Settings' defaults. */
-static void profile_init(CassExecProfile *p)
-{
-    memset(p, 0, sizeof *p);
-    p->request_timeout_ms = CASS_UINT64_MAX;
-    p->consistency = CASS_CONSISTENCY_UNKNOWN;
-    p->serial_consistency = CASS_CONSISTENCY_UNKNOWN;
-    p->load_balance = CQL_DRV_LB_UNSET;
-    p->token_aware = cass_true;
-    p->shuffle_replicas = cass_true;
-    p->latency_aware = cass_false;
-    p->exclusion_threshold = 2.0;
-    p->scale_ms = 100;
-    p->retry_period_ms = 10000;
-    p->update_rate_ms = 100;
-    p->min_measured = 50;
-    p->speculative = CQL_DRV_SPEC_UNSET;
-}
-
 CassExecProfile *cass_execution_profile_new(void)
 {
     CassExecProfile *p = eng_malloc(sizeof *p);
     if (p)
-        profile_init(p);
+        cql_drv_profile_init(p);
     return p;
 }
 
