@@ -35,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The most rounds a figure may have: the medians keep a copy on the stack. */
 #define BENCH_MAX_ROUNDS 16
@@ -280,6 +282,34 @@ static inline void bench_parse_args(int argc, char **argv, const char *number_op
             usage();
         }
     }
+}
+
+/*
+ * Starts `cassette serve --memory --port 0` (durability NONE) and reads the port it prints:
+ * the server the native-protocol benchmarks drive. Stop it with SIGTERM and waitpid.
+ */
+static inline pid_t bench_start_server(const char *cassette, int *port)
+{
+    int out[2];
+    if (pipe(out))
+        bench_die("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        setenv("CASSETTE_DURABILITY", "none", 1);
+        execl(cassette, cassette, "serve", "--memory", "--port", "0", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[256] = "";
+    FILE *f = fdopen(out[0], "r");
+    if (!f || !fgets(line, sizeof line, f))
+        bench_die("%s serve did not start", cassette);
+    const char *colon = strrchr(strstr(line, "listening on ") ? line : "", ':');
+    if (!colon || sscanf(colon + 1, "%d", port) != 1)
+        bench_die("unexpected first line from the server: %s", line);
+    return pid;
 }
 
 #endif

@@ -205,30 +205,6 @@ static figure drive(const side *s, int op, int depth, double seconds)
     return out;
 }
 
-static pid_t start_server(const char *cassette, int *port)
-{
-    int out[2];
-    if (pipe(out))
-        bench_die("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        setenv("CASSETTE_DURABILITY", "none", 1);
-        execl(cassette, cassette, "serve", "--memory", "--port", "0", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = "";
-    FILE *f = fdopen(out[0], "r");
-    if (!f || !fgets(line, sizeof line, f))
-        bench_die("%s serve did not start", cassette);
-    const char *colon = strrchr(strstr(line, "listening on ") ? line : "", ':');
-    if (!colon || sscanf(colon + 1, "%d", port) != 1)
-        bench_die("unexpected first line from the server: %s", line);
-    return pid;
-}
-
 int main(int argc, char **argv)
 {
     double seconds = 2;
@@ -246,7 +222,7 @@ int main(int argc, char **argv)
     if (!(lat = malloc(MAX_LAT * sizeof *lat)))
         bench_die_nomem();
     int port;
-    pid_t server = start_server(cassette, &port);
+    pid_t server = bench_start_server(cassette, &port);
     side remote = {0}, local = {0};
     side_open(&remote, "127.0.0.1", port);
     setenv("CASSETTE_DURABILITY", "none", 1);

@@ -527,30 +527,6 @@ static double embedded_cpu_us(embedded *e, int op, double seconds)
 
 /* ---- main ---- */
 
-static pid_t start_server(const char *cassette, int *port)
-{
-    int out[2];
-    if (pipe(out))
-        bench_die("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        setenv("CASSETTE_DURABILITY", "none", 1);
-        execl(cassette, cassette, "serve", "--memory", "--port", "0", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = "";
-    FILE *f = fdopen(out[0], "r");
-    if (!f || !fgets(line, sizeof line, f))
-        bench_die("%s serve did not start", cassette);
-    const char *colon = strrchr(strstr(line, "listening on ") ? line : "", ':');
-    if (!colon || sscanf(colon + 1, "%d", port) != 1)
-        bench_die("unexpected first line from the server: %s", line);
-    return pid;
-}
-
 int main(int argc, char **argv)
 {
     double seconds = 2;
@@ -565,7 +541,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     int port;
-    pid_t server = start_server(cassette, &port);
+    pid_t server = bench_start_server(cassette, &port);
     int setup = connect_to(port);
     startup(setup);
     load(setup);

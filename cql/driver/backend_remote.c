@@ -173,20 +173,9 @@ static void bury(cql_backend *b, held *h);
 static int use_keyspace(cql_backend *b, cql_conn *conn, const char *ks, eng_err *err)
 {
     eng_buf q = ENG_BUF_INIT, body = ENG_BUF_INIT;
-    eng_buf_put_str(&q, "USE \"");
-    for (const char *p = ks; *p; p++) {
-        if (*p == '"')
-            eng_buf_put_u8(&q, '"');
-        eng_buf_put_u8(&q, (uint8_t)*p);
-    }
-    eng_buf_put_u8(&q, '"');
+    cql_drv_use_query(&q, ks, strlen(ks));
     cql_proto_query_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = CQL_PROTO_CL_ONE;
-    p.serial_consistency = CQL_PROTO_CL_SERIAL;
-    p.page_size = -1;
-    p.paging_state.len = -1;
-    p.timestamp = INT64_MIN;
+    cql_proto_query_params_init(&p);
     cql_proto_put_query(&body, b->version, q.p, q.len, &p);
     cql_result *r = NULL;
     int rc = q.oom || body.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
@@ -552,8 +541,8 @@ typedef struct call {
     uint8_t opcode;
     uint8_t flags; /* frame header flags: CQL_PROTO_FLAG_CUSTOM_PAYLOAD when body starts with it */
     eng_buf body;
-    char *query; /* the prepared statement's text (EXECUTE), for an UNPREPARED answer */
-    size_t query_len;
+    const CassPrepared *prepared; /* EXECUTE: referenced until the answer, for its result columns
+                                     and, on an UNPREPARED answer, its text */
     const cql_column_spec *known;
     uint32_t n_known;
     uint64_t timeout_ms; /* the request's (statement, profile or cluster), 0: none */
@@ -563,7 +552,7 @@ typedef struct call {
 static void call_free(call *c)
 {
     eng_buf_free(&c->body);
-    free(c->query);
+    cql_drv_prepared_unref(c->prepared);
     free(c);
 }
 
@@ -591,10 +580,11 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
 {
     call *c = arg;
     if (!rc && resp->opcode == CQL_PROTO_ERROR && resp->err.code == ENG_E_UNPREPARED &&
-        c->query && !c->reprepared) {
+        c->prepared && !c->reprepared) {
         c->reprepared = 1;
         eng_buf body = ENG_BUF_INIT;
-        cql_proto_put_prepare(&body, c->b->version, (const uint8_t *)c->query, c->query_len,
+        cql_proto_put_prepare(&body, c->b->version, (const uint8_t *)c->prepared->query,
+                              c->prepared->query_len,
                               NULL);
         cql_conn_send(c->conn, CQL_PROTO_PREPARE, body.p, body.len, NULL, 0, on_reprepared, c);
         eng_buf_free(&body);
@@ -730,12 +720,7 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
             c->opcode = CQL_PROTO_EXECUTE;
             put_payload(b, c, req->n_payload, req->payload_names, req->payload_values);
             cql_proto_put_execute(&c->body, b->version, id, (eng_val){NULL, 0}, &p);
-            c->query = malloc(req->prepared->query_len + 1);
-            if (c->query) {
-                memcpy(c->query, req->prepared->query, req->prepared->query_len);
-                c->query[req->prepared->query_len] = '\0';
-                c->query_len = req->prepared->query_len;
-            }
+            c->prepared = cql_drv_prepared_ref(req->prepared);
         }
         free(owned);
     } else {
@@ -778,12 +763,10 @@ static void remote_execute_batch(cql_backend *b, const cql_batch_request *req,
     }
     if (!rc) {
         cql_proto_query_params p;
-        memset(&p, 0, sizeof p);
+        cql_proto_query_params_init(&p);
         p.consistency = consistency_of(req->consistency, CQL_PROTO_CL_ONE);
         p.serial_consistency = consistency_of(req->serial_consistency, CQL_PROTO_CL_SERIAL);
         p.timestamp = req->timestamp;
-        p.page_size = -1;
-        p.paging_state.len = -1;
         c->b = b;
         c->done = done;
         c->arg = arg;
@@ -822,12 +805,7 @@ static int remote_schema_rows(cql_backend *b, int table, cql_result **out, eng_e
     if (table < 0 || table >= CQL_DRV_SCHEMA_N)
         return eng_errorf(err, ENG_E_INVALID, "no schema table %d", table);
     cql_proto_query_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = CQL_PROTO_CL_ONE;
-    p.serial_consistency = CQL_PROTO_CL_SERIAL;
-    p.page_size = -1; /* every row in one answer */
-    p.paging_state.len = -1;
-    p.timestamp = INT64_MIN;
+    cql_proto_query_params_init(&p); /* no page size: every row in one answer */
     eng_buf body = ENG_BUF_INIT;
     cql_proto_put_query(&body, b->version, (const uint8_t *)queries[table],
                         strlen(queries[table]), &p);

@@ -227,6 +227,10 @@ CassPrepared *cql_drv_prepared_new(const struct cql_backend_ops *backend, cql_re
                                    void *handle, const char *query, size_t query_len,
                                    const CassStatement *settings);
 void cql_drv_prepared_unref(const CassPrepared *p);
+/* Another reference on p (released with cql_drv_prepared_unref). */
+CassPrepared *cql_drv_prepared_ref(const CassPrepared *p);
+/* Appends `USE "ks"` for ks[0..len), double quotes doubled: the keyspace as the name it is. */
+void cql_drv_use_query(eng_buf *q, const char *ks, size_t len);
 
 /*
  * One allocation with its first value slots (statement.c): len and off point after the struct

@@ -651,13 +651,7 @@ static int use_on_connect(const cql_backend_ops *ops, cql_backend *b, const char
                           eng_err *err)
 {
     eng_buf q = ENG_BUF_INIT;
-    eng_buf_put_str(&q, "USE \"");
-    for (size_t i = 0; i < len; i++) {
-        if (ks[i] == '"')
-            eng_buf_put_u8(&q, '"');
-        eng_buf_put_u8(&q, (uint8_t)ks[i]);
-    }
-    eng_buf_put_u8(&q, '"');
+    cql_drv_use_query(&q, ks, len);
     if (q.oom) {
         eng_buf_free(&q);
         return eng_errorf(err, ENG_E_NOMEM, "out of memory setting the keyspace");

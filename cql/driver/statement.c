@@ -53,7 +53,7 @@ static const prepared_ext *ext_of(const CassPrepared *p)
     return (const prepared_ext *)p;
 }
 
-static CassPrepared *prepared_ref(const CassPrepared *p)
+CassPrepared *cql_drv_prepared_ref(const CassPrepared *p)
 {
     CassPrepared *m = (CassPrepared *)p; /* the count is the one mutable part */
     atomic_fetch_add(&m->refs, 1);
@@ -71,6 +71,17 @@ static void prepared_destroy(prepared_ext *e)
     eng_free(e->base.query);
     eng_free(e->keyspace);
     eng_free(e);
+}
+
+void cql_drv_use_query(eng_buf *q, const char *ks, size_t len)
+{
+    eng_buf_put_str(q, "USE \"");
+    for (size_t i = 0; i < len; i++) {
+        if (ks[i] == '"')
+            eng_buf_put_u8(q, '"');
+        eng_buf_put_u8(q, (uint8_t)ks[i]);
+    }
+    eng_buf_put_u8(q, '"');
 }
 
 void cql_drv_prepared_unref(const CassPrepared *p)
@@ -309,7 +320,7 @@ CassStatement *cass_prepared_bind(const CassPrepared *prepared)
     CassStatement *s = statement_alloc(prepared->n_params);
     if (!s)
         return NULL;
-    s->prepared = prepared_ref(prepared);
+    s->prepared = cql_drv_prepared_ref(prepared);
     s->keyspace = e->keyspace;
     if (e->inherit) {
         s->consistency = e->consistency;
@@ -676,7 +687,7 @@ static CassStatement *statement_copy(const CassStatement *s)
     }
     eng_buf_put(&c->data, s->data.p, s->data.len);
     eng_buf_put(&c->paging_state, s->paging_state.p, s->paging_state.len);
-    c->prepared = s->prepared ? prepared_ref(s->prepared) : NULL;
+    c->prepared = s->prepared ? cql_drv_prepared_ref(s->prepared) : NULL;
     c->paging_size = s->paging_size;
     c->timestamp = s->timestamp;
     c->consistency = s->consistency;

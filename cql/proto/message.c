@@ -94,13 +94,19 @@ static void get_values(decode_ctx *c, int named, uint16_t *n_out, eng_val **valu
 
 /* <query_parameters> of QUERY and EXECUTE, and the tail of BATCH (whose flags never carry
    values, page size or paging state: `batch`). */
-static void get_params(decode_ctx *c, cql_proto_query_params *p, int batch)
+void cql_proto_query_params_init(cql_proto_query_params *p)
 {
     memset(p, 0, sizeof *p);
+    p->consistency = CQL_PROTO_CL_ONE;
     p->page_size = -1;
     p->paging_state.len = -1;
     p->serial_consistency = CQL_PROTO_CL_SERIAL;
     p->timestamp = INT64_MIN;
+}
+
+static void get_params(decode_ctx *c, cql_proto_query_params *p, int batch)
+{
+    cql_proto_query_params_init(p);
     p->consistency = get_consistency(c);
     p->flags = c->version >= 5 ? (uint32_t)cql_proto_get_int(&c->r) : cql_proto_get_byte(&c->r);
     if (c->r.bad)

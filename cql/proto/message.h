@@ -63,6 +63,9 @@ typedef struct cql_proto_query_params {
     int32_t now_in_seconds;      /* v5 CQL_PROTO_Q_NOW_IN_SECONDS; else 0 */
 } cql_proto_query_params;
 
+/* Parameters with nothing given: consistency ONE, no paging, SERIAL, no timestamp. */
+void cql_proto_query_params_init(cql_proto_query_params *p);
+
 /* BATCH ([PV4] §4.1.7). */
 enum { CQL_PROTO_BATCH_LOGGED = 0, CQL_PROTO_BATCH_UNLOGGED = 1, CQL_PROTO_BATCH_COUNTER = 2 };
 

@@ -25,22 +25,13 @@ static int server_reads(const eng_buf *b, cql_proto_request *req, eng_arena *a, 
     return cql_proto_request_decode(&h, b->p + CQL_PROTO_HEADER_LEN, h.length, a, req, err);
 }
 
-static void params_init(cql_proto_query_params *p)
-{
-    memset(p, 0, sizeof *p);
-    p->consistency = CQL_PROTO_CL_ONE;
-    p->page_size = -1;
-    p->paging_state.len = -1;
-    p->serial_consistency = CQL_PROTO_CL_SERIAL;
-    p->timestamp = INT64_MIN;
-}
 
 /* [PV4] §4.1.4: <query><consistency><flags>, nothing else when no flag is set. */
 TEST(a_bare_v4_query_is_the_spec_bytes)
 {
     eng_buf b = ENG_BUF_INIT;
     cql_proto_query_params p;
-    params_init(&p);
+    cql_proto_query_params_init(&p);
     size_t at = cql_proto_request_begin(&b, 4, 7, CQL_PROTO_QUERY);
     cql_proto_put_query(&b, 4, (const uint8_t *)"SELECT 1", 8, &p);
     ASSERT_EQ(cql_proto_request_end(&b, at, CQL_PROTO_COMPRESS_NONE), 0);
@@ -57,7 +48,7 @@ TEST(every_query_parameter_reaches_the_server_in_v4_and_v5)
     for (uint8_t version = 3; version <= 5; version++) {
         eng_buf b = ENG_BUF_INIT;
         cql_proto_query_params p;
-        params_init(&p);
+        cql_proto_query_params_init(&p);
         eng_val values[3] = {text("a"), {NULL, -1}, {NULL, -2}};
         eng_val names[3] = {text("x"), text("y"), text("z")};
         p.consistency = CQL_PROTO_CL_LOCAL_QUORUM;
@@ -108,7 +99,7 @@ TEST(a_custom_payload_goes_before_the_body_and_the_server_reads_it)
     for (uint8_t version = 4; version <= 5; version++) {
         eng_buf b = ENG_BUF_INIT;
         cql_proto_query_params p;
-        params_init(&p);
+        cql_proto_query_params_init(&p);
         eng_val names[3] = {text("a"), text("k\0z"), text("")};
         names[1].len = 3; /* a NUL inside the name goes as it is */
         static const uint8_t bin[] = {0x00, 0xFF, 0x10};
@@ -165,7 +156,7 @@ TEST(prepare_execute_and_batch_reach_the_server)
 
     eng_buf_reset(&b);
     cql_proto_query_params p;
-    params_init(&p);
+    cql_proto_query_params_init(&p);
     eng_val v = text("1");
     p.n_values = 1;
     p.values = &v;
@@ -180,7 +171,7 @@ TEST(prepare_execute_and_batch_reach_the_server)
     eng_buf_reset(&b);
     cql_proto_batch_stmt stmts[2] = {{0, text("INSERT INTO t (k) VALUES (?)"), 1, &v, NULL},
                                      {1, text("0123456789abcdef"), 1, &v, NULL}};
-    params_init(&p);
+    cql_proto_query_params_init(&p);
     p.timestamp = 99;
     at = cql_proto_request_begin(&b, 4, 4, CQL_PROTO_BATCH);
     cql_proto_put_batch(&b, 4, CQL_PROTO_BATCH_UNLOGGED, stmts, 2, &p);
