@@ -45,6 +45,42 @@ eng_db *cql_session_db(const cql_session *s);
  */
 int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_err *err);
 
+/* ---- the cluster a session describes (system.local, system.peers, system.peers_v2) ---- */
+
+#define CQL_NODE_TOKENS 16 /* cassandra.yaml num_tokens in 4.x */
+
+/* One node as the system tables describe it. */
+typedef struct cql_node {
+    uint8_t addr[16];  /* broadcast = listen = rpc (native) address: addr_len bytes */
+    uint8_t addr_len;  /* 4 (IPv4) or 16 (IPv6) */
+    int native_port;   /* rpc_port, native_port */
+    int storage_port;  /* broadcast_port, listen_port, peer_port */
+    char dc[64];       /* data_center */
+    char rack[64];
+    uint8_t host_id[16];
+    int n_tokens;      /* at most CQL_NODE_TOKENS */
+    int64_t tokens[CQL_NODE_TOKENS]; /* Murmur3Partitioner tokens */
+    int up;            /* a peer: its process serves; 0: down, still a member of the ring */
+} cql_node;
+
+/*
+ * What a native-protocol server tells its sessions about the cluster it is part of. Without
+ * one (embedded sessions) system.local describes one node at 127.0.0.1 and the peers tables
+ * are empty. Threads: both functions are called from any thread, concurrently.
+ */
+typedef struct cql_topology {
+    /* The node the session runs on. */
+    void (*local)(void *arg, cql_node *out);
+    /* Calls fn once per other member of the cluster (the local node excluded); 0, or -1
+       when they cannot be listed (the tables are then read without them). */
+    int (*peers)(void *arg, void (*fn)(void *fn_arg, const cql_node *peer), void *fn_arg);
+    void *arg;
+} cql_topology;
+
+/* Makes s describe the cluster t tells (NULL: the embedded one-node description). t must
+   outlive the session's use of it. */
+void cql_session_set_topology(cql_session *s, const cql_topology *t);
+
 /* ---- authentication and authorization (auth.c) ---- */
 
 /*
@@ -158,6 +194,14 @@ typedef struct cql_exec_options {
        found before queueing) runs as without it, and on_durable is not called. */
     eng_apply_done on_durable;
     void *on_durable_arg;
+    /* Tracing (exec/trace.h): the request is recorded in system_traces as Cassandra records a
+       traced one (a session row, a row per step; kept one day) and its result names the
+       session (cql_result.tracing_id). A traced write is applied before cql_execute returns
+       (on_durable is not used). For a batch, options[0]'s apply. trace_client: the client's
+       address for the session row (4 or 16 bytes), or NULL: 127.0.0.1. */
+    int trace;
+    const uint8_t *trace_client;
+    uint8_t trace_client_len;
 } cql_exec_options;
 
 /* Defaults: no values, no paging, server timestamp, consistency ONE, serial SERIAL. */

@@ -68,6 +68,8 @@ typedef struct cql_result {
                                    their length) and values, in `arena` */
     eng_val *payload_names;
     eng_val *payload_vals;
+    int has_tracing_id;         /* the request was traced: its session id in system_traces */
+    uint8_t tracing_id[16];     /* (a uuid, 16 raw bytes) */
     eng_buf data;               /* cell bytes */
     eng_arena arena;            /* everything else */
     void (*release)(void *);    /* run by cql_result_free: frees what the specs point into */

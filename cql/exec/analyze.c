@@ -29,8 +29,9 @@ int cql_resolve_table(cql_analysis *a, const cql_qname *name, const eng_table **
     int rc = cql_resolve_keyspace(a, name->ks, &ks);
     if (rc)
         return rc;
-    /* system_auth's tables are stored ones (auth.c makes them); the others are served */
-    const eng_table *stored = !strcmp(ks, "system_auth")
+    /* system_auth's and system_traces' tables are stored ones (auth.c and trace.c make them;
+       system_traces' are served empty until the first trace); the others are served */
+    const eng_table *stored = !strcmp(ks, "system_auth") || !strcmp(ks, "system_traces")
                                   ? eng_schema_table(a->schema, ks, name->name)
                                   : NULL;
     if (stored) {

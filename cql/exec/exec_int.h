@@ -26,6 +26,8 @@ struct cql_session {
     cql_cache *cache;     /* the database's statement cache */
     char *keyspace;       /* current keyspace (USE), or NULL */
     cql_auth_state *auth; /* the logged-in role whose permissions are enforced, or NULL */
+    struct cql_trace *trace; /* the trace of the request running, or NULL (trace.h) */
+    const cql_topology *topology; /* the cluster system.local/peers describe; NULL: one node */
 };
 
 /* The analysis of a statement against one schema snapshot. */

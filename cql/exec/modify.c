@@ -27,6 +27,7 @@
 #include "cql/exec/json.h"
 #include "cql/exec/literal.h"
 #include "cql/exec/restrict.h"
+#include "cql/exec/trace.h"
 
 #define MAX_TTL 630720000 /* 20 years (facts §4.6) */
 
@@ -1445,6 +1446,7 @@ static int run_cas(cql_exec *x, cas_builder *b, const mod_plan *const *ms, int n
         return rc;
     eng_cas cas = {t, b->pk, b->n, b->rows, muts->n, muts->v, x->opts ? x->opts->now_s : 0};
     int applied = 0;
+    CQL_TRACE(x->session, CQL_TRACE_COORDINATOR, "Reading existing values for CAS precondition");
     rc = eng_cas_apply(x->session->db, &cas, &applied, lwt_row, &c, x->err);
     if (rc)
         return rc;
@@ -1519,6 +1521,15 @@ static int check_cas_consistency(cql_exec *x, const cql_exec_options *o)
     return 0;
 }
 
+static void trace_mutations(cql_session *s, const mut_list *muts)
+{
+    CQL_TRACE(s, CQL_TRACE_COORDINATOR, "Determining replicas for mutation");
+    for (uint32_t i = 0; i < muts->n; i++) {
+        CQL_TRACE(s, CQL_TRACE_WRITER, "Appending to commitlog");
+        CQL_TRACE(s, CQL_TRACE_WRITER, "Adding to %s memtable", muts->v[i].table->name);
+    }
+}
+
 /*
  * Applies the mutations of a plain write: queued for the group commit when the caller asked
  * for it (cql_exec_options.on_durable) and the database has one, else applied here.
@@ -1532,7 +1543,9 @@ static int apply_plain(cql_exec *x, const cql_exec_options *o, const eng_schema 
         return rc;
     for (uint32_t i = 0; o && i < muts->n; i++)
         muts->v[i].now_s = o->now_s;
-    if (!o || !o->on_durable || !schema || !eng_db_group_commit(db))
+    if (x->session->trace) /* StorageProxy.mutate, then each mutation applied locally */
+        trace_mutations(x->session, muts);
+    if (!o || !o->on_durable || !schema || !eng_db_group_commit(db) || x->session->trace)
         return eng_apply(db, muts->v, muts->n, NULL, x->err);
     rc = eng_apply_async(db, (eng_schema *)schema, muts->v, muts->n, o->on_durable,
                          o->on_durable_arg, x->err);

@@ -21,6 +21,7 @@
 #include "cql/exec/literal.h"
 #include "cql/exec/restrict.h"
 #include "cql/exec/systables.h"
+#include "cql/exec/trace.h"
 #include "engine/value/token.h"
 
 enum sel_kind {
@@ -1102,6 +1103,29 @@ static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const 
 /* The consistency level ANY in the protocol's numbering (facts §8.1, [PV4] §3). */
 #define CONSISTENCY_ANY 0
 
+/* The steps Cassandra traces before a read: one partition's (SinglePartitionReadCommand), or
+   a range's (StorageProxy.getRangeSlice, PartitionRangeReadCommand). */
+static void trace_read_begin(cql_session *s, const eng_query *q)
+{
+    if (q->n_keys) {
+        for (uint32_t i = 0; i < q->n_keys; i++) {
+            CQL_TRACE(s, CQL_TRACE_READER, "Executing single-partition query on %s",
+                      q->table->name);
+            CQL_TRACE(s, CQL_TRACE_READER, "Acquiring sstable references");
+            CQL_TRACE(s, CQL_TRACE_READER, "Merged data from memtables and 0 sstables");
+        }
+        return;
+    }
+    CQL_TRACE(s, CQL_TRACE_COORDINATOR, "Computing ranges to query");
+    if (q->token_lo == ENG_TOKEN_MIN && q->token_hi == ENG_TOKEN_MAX)
+        CQL_TRACE(s, CQL_TRACE_READER,
+                  "Executing seq scan across 0 sstables for (min(%lld), min(%lld)]",
+                  (long long)ENG_TOKEN_MIN, (long long)ENG_TOKEN_MIN);
+    else
+        CQL_TRACE(s, CQL_TRACE_READER, "Executing seq scan across 0 sstables for (%lld, %lld]",
+                  (long long)q->token_lo, (long long)q->token_hi);
+}
+
 int cql_exec_select(cql_exec *x)
 {
     const select_plan *sp = x->plan->detail;
@@ -1194,13 +1218,18 @@ int cql_exec_select(cql_exec *x)
         q.limit = 0;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
-    cql_systable_ctx sys = {x->plan->schema, x->session->db};
+    cql_systable_ctx sys = {x->plan->schema, x->session->db, x->session->topology};
     if (cql_systable_served(t)) {
         q.vtable = cql_systable_fill;
         q.vtable_ctx = &sys;
     }
+    if (x->session->trace)
+        trace_read_begin(x->session, &q);
     if (!empty)
         rc = eng_read(x->session->db, &q, select_row, &run, &info, x->err);
+    if (!rc)
+        CQL_TRACE(x->session, CQL_TRACE_READER, "Read %u live rows and 0 tombstone cells",
+                  info.rows);
     if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cql/exec/exec_int.h"
+#include "cql/exec/trace.h"
 
 /* ---- sessions ---- */
 
@@ -53,6 +54,8 @@ int cql_session_use_unchecked(cql_session *s, const char *ks, size_t len, eng_er
     return 0;
 }
 eng_db *cql_session_db(const cql_session *s) { return s->db; }
+
+void cql_session_set_topology(cql_session *s, const cql_topology *t) { s->topology = t; }
 
 /* ---- values ---- */
 
@@ -154,6 +157,14 @@ int cql_execute(cql_session *s, cql_prepared *p, const cql_exec_options *o, cql_
         o = &defaults;
     }
     cql_cache_touch(s, p);
+    /* EXECUTE traced (ExecuteMessage.traceQuery); a QUERY's trace began in cql_query */
+    cql_trace *t = NULL;
+    if (o->trace && !s->trace && (t = s->trace = cql_trace_begin(s->db,
+                                                                 "Execute CQL3 prepared query",
+                                                                 o, 1))) {
+        const char *q = cql_prepared_query(p);
+        cql_trace_param(t, "query", q, strlen(q));
+    }
     eng_val *mapped = NULL;
     cql_exec_options named;
     int rc = 0;
@@ -168,9 +179,15 @@ int cql_execute(cql_session *s, cql_prepared *p, const cql_exec_options *o, cql_
     } else {
         rc = check_values(p, o, err);
     }
+    for (uint32_t i = 0; t && !rc && i < o->n_values; i++)
+        cql_trace_bound_var(t, i, cql_prepared_bind(p, i), o->values[i]);
     if (!rc)
         rc = run(s, p, o, out, err);
     eng_free(mapped);
+    if (t) {
+        s->trace = NULL;
+        cql_trace_end(t, !rc && out ? *out : NULL);
+    }
     return rc;
 }
 
@@ -180,15 +197,29 @@ int cql_query(cql_session *s, const char *query, size_t len, const cql_exec_opti
     cql_prepared *p;
     if (out)
         *out = NULL;
+    /* QUERY traced (QueryMessage.traceQuery, then QueryProcessor.getStatement's steps) */
+    cql_trace *t = NULL;
+    if (o && o->trace && !s->trace &&
+        (t = s->trace = cql_trace_begin(s->db, "Execute CQL3 query", o, 1))) {
+        cql_trace_param(t, "query", query, len);
+        cql_trace_event(t, CQL_TRACE_COORDINATOR, "Parsing %.*s", (int)(len > 400 ? 400 : len),
+                        query);
+        cql_trace_event(t, CQL_TRACE_COORDINATOR, "Preparing statement");
+    }
     int rc = cql_prepare_simple(s, query, len, &p, err);
-    if (rc)
-        return rc;
-    /* QueryProcessor.process words the count check its own way (EXECUTE's is check_values). */
-    if (!(o && o->names) && (o ? o->n_values : 0) != (uint32_t)p->stmt->n_binds)
-        rc = eng_errorf(err, ENG_E_INVALID, "Invalid amount of bind variables");
-    else
-        rc = cql_execute(s, p, o, out, err);
-    cql_prepared_unref(p);
+    if (!rc) {
+        /* QueryProcessor.process words the count check its own way (EXECUTE's is
+           check_values). */
+        if (!(o && o->names) && (o ? o->n_values : 0) != (uint32_t)p->stmt->n_binds)
+            rc = eng_errorf(err, ENG_E_INVALID, "Invalid amount of bind variables");
+        else
+            rc = cql_execute(s, p, o, out, err);
+        cql_prepared_unref(p);
+    }
+    if (t) {
+        s->trace = NULL;
+        cql_trace_end(t, !rc && out ? *out : NULL);
+    }
     return rc;
 }
 
@@ -202,6 +233,10 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
 {
     if (out)
         *out = NULL;
+    /* BATCH traced (BatchMessage.traceQuery: the levels, no query) */
+    cql_trace *t = NULL;
+    if (n && options[0].trace && !s->trace)
+        t = s->trace = cql_trace_begin(s->db, "Execute batch of CQL3 queries", &options[0], 0);
     cql_plan **plans = eng_calloc(n ? n : 1, sizeof *plans);
     int rc = plans ? 0 : eng_errorf(err, ENG_E_NOMEM, "out of memory");
     for (uint32_t i = 0; !rc && i < n; i++) {
@@ -228,6 +263,10 @@ int cql_execute_batch(cql_session *s, int kind, cql_prepared **stmts,
     for (uint32_t i = 0; plans && i < n; i++)
         cql_plan_release(plans[i]);
     eng_free(plans);
+    if (t) {
+        s->trace = NULL;
+        cql_trace_end(t, rc ? NULL : r);
+    }
     if (rc || !out)
         cql_result_free(r);
     else

@@ -15,10 +15,14 @@
  * type-3 (MD5) name UUID of keyspace and table name, hence the small MD5.
  *
  * Values that have no stored source are fixed or derived (see "what a
- * single node reports" below): host_id is a name UUID of the database
- * directory's real path (stable while the database stays where it is),
- * schema_version a name UUID of host_id and the catalog's schema version
- * (it changes with every schema change, as Cassandra's digest does).
+ * single node reports" below): embedded, host_id is a name UUID of the
+ * database directory's real path (stable while the database stays where it
+ * is); schema_version is a name UUID of that same path UUID and the
+ * catalog's schema version (it changes with every schema change, as
+ * Cassandra's digest does, and is the same on every node serving the
+ * directory, as a cluster in schema agreement reports it). A server tells
+ * the node and its peers through a cql_topology (cql.h): their addresses,
+ * ports, locations, host ids and tokens.
  */
 #include "cql/exec/systables.h"
 #include "cql/cql.h"
@@ -247,6 +251,7 @@ typedef struct scan {
     const eng_table *t;
     const eng_schema *s;
     eng_db *db;
+    const cql_topology *topology; /* the cluster described; NULL: the embedded node */
     eng_vsink *sink;      /* where finished rows go */
     eng_err *err;
     eng_arena arena;      /* every value and string of the scan (a few MiB at most) */
@@ -751,7 +756,7 @@ static void put_flags(scan *sc, const eng_table *t)
 /* The rows of each table                                                    */
 /* ------------------------------------------------------------------------ */
 
-#define N_SPECS 21 /* the definitions in SPECS below */
+#define N_SPECS 23 /* the definitions in SPECS below */
 
 /* The descriptors of SPECS, in the same order. */
 typedef struct sys_registry {
@@ -993,52 +998,169 @@ static int str_order(const void *a, const void *b)
 }
 
 /*
- * The node's tokens: NUM_TOKENS evenly spaced ones, half a step off the
- * partitioner's minimum (which no node owns). One node owns the whole ring
- * whatever its tokens; drivers only need a valid set.
+ * The embedded node's tokens: NUM_TOKENS evenly spaced ones, half a step off
+ * the partitioner's minimum (which no node owns). One node owns the whole
+ * ring whatever its tokens; drivers only need a valid set.
  */
-static void node_tokens(scan *sc, const char *out[NUM_TOKENS])
+static void even_tokens(int64_t out[NUM_TOKENS])
 {
     uint64_t step = UINT64_C(1) << 60;
-    for (int i = 0; i < NUM_TOKENS; i++) {
+    for (int i = 0; i < NUM_TOKENS; i++)
+        out[i] = (int64_t)((uint64_t)INT64_MIN + step / 2 + (uint64_t)i * step);
+}
+
+/* Tokens as a set<text> holds them: decimal strings sorted by UTF-8 bytes. */
+static void put_tokens(scan *sc, const int64_t *tokens, int n)
+{
+    const char *text[CQL_NODE_TOKENS];
+    if (n > CQL_NODE_TOKENS)
+        n = CQL_NODE_TOKENS;
+    for (int i = 0; i < n; i++) {
         char buf[24];
-        uint64_t u = (uint64_t)INT64_MIN + step / 2 + (uint64_t)i * step;
-        snprintf(buf, sizeof buf, "%lld", (long long)(int64_t)u);
-        out[i] = arena_str(sc, buf);
+        snprintf(buf, sizeof buf, "%lld", (long long)tokens[i]);
+        text[i] = arena_str(sc, buf);
     }
-    qsort(out, NUM_TOKENS, sizeof *out, str_order); /* a set<text> sorts by UTF-8 bytes */
+    qsort(text, (size_t)n, sizeof *text, str_order);
+    put_strings(sc, "tokens", text, (uint32_t)n); /* non-frozen: the engine keeps one cell each */
+}
+
+/* The embedded node: 127.0.0.1, the default ports, SimpleSnitch's location. */
+static void embedded_node(scan *sc, cql_node *n)
+{
+    memset(n, 0, sizeof *n);
+    memcpy(n->addr, LOOPBACK, 4);
+    n->addr_len = 4;
+    n->native_port = NATIVE_PORT;
+    n->storage_port = STORAGE_PORT;
+    snprintf(n->dc, sizeof n->dc, "%s", DATA_CENTER);
+    snprintf(n->rack, sizeof n->rack, "%s", RACK);
+    host_id(sc->db, n->host_id);
+    n->n_tokens = NUM_TOKENS;
+    even_tokens(n->tokens);
+    n->up = 1;
+}
+
+/* The schema version every node of the database reports (they share one catalog). */
+static void cluster_schema_version(scan *sc, uint8_t out[16])
+{
+    uint8_t db[16];
+    host_id(sc->db, db);
+    schema_version(db, sc->s ? sc->s->version : 0, out);
 }
 
 static void local_rows(scan *sc)
 {
-    uint8_t host[16], schema[16];
-    host_id(sc->db, host);
-    schema_version(host, sc->s ? sc->s->version : 0, schema);
-    const char *tokens[NUM_TOKENS];
-    node_tokens(sc, tokens);
+    cql_node n;
+    if (sc->topology)
+        sc->topology->local(sc->topology->arg, &n);
+    else
+        embedded_node(sc, &n);
+    uint8_t schema[16];
+    cluster_schema_version(sc, schema);
     row_begin(sc);
     put_text(sc, "key", "local");
     put_text(sc, "bootstrapped", "COMPLETED");
-    put_raw(sc, "broadcast_address", LOOPBACK, 4);
-    put_int(sc, "broadcast_port", STORAGE_PORT);
+    put_raw(sc, "broadcast_address", n.addr, n.addr_len);
+    put_int(sc, "broadcast_port", n.storage_port);
     put_text(sc, "cluster_name", CLUSTER_NAME);
     put_text(sc, "cql_version", CQL_VERSION);
-    put_text(sc, "data_center", DATA_CENTER);
+    put_text(sc, "data_center", n.dc);
     /* gossip_generation stays null: no gossip runs */
-    put_raw(sc, "host_id", host, 16);
-    put_raw(sc, "listen_address", LOOPBACK, 4);
-    put_int(sc, "listen_port", STORAGE_PORT);
+    put_raw(sc, "host_id", n.host_id, 16);
+    put_raw(sc, "listen_address", n.addr, n.addr_len);
+    put_int(sc, "listen_port", n.storage_port);
     put_text(sc, "native_protocol_version", NATIVE_PROTOCOL_VERSION);
     put_text(sc, "partitioner", PARTITIONER);
-    put_text(sc, "rack", RACK);
+    put_text(sc, "rack", n.rack);
     put_text(sc, "release_version", RELEASE_VERSION);
-    put_raw(sc, "rpc_address", LOOPBACK, 4);
-    put_int(sc, "rpc_port", NATIVE_PORT);
+    put_raw(sc, "rpc_address", n.addr, n.addr_len);
+    put_int(sc, "rpc_port", n.native_port);
     put_raw(sc, "schema_version", schema, 16);
-    put_strings(sc, "tokens", tokens, NUM_TOKENS); /* non-frozen: the engine keeps one cell each */
+    put_tokens(sc, n.tokens, n.n_tokens);
     /* truncated_at stays null: truncations keep no commit log positions here */
     row_end(sc);
 }
+
+/*
+ * The peers tables as SystemKeyspace.updatePeerInfo fills them from gossip:
+ * location, host_id, release and schema versions, tokens, the native address
+ * (rpc_address in the legacy table); preferred_ip and preferred_port stay
+ * null (no snitch prefers another address). A down member keeps its row, as
+ * Cassandra keeps a dead node until it is removed.
+ */
+typedef struct peer_scan {
+    scan *sc;
+    int v2;
+    cql_node local;
+    uint8_t schema[16];
+    uint8_t (*seen)[16]; /* legacy table: addresses already given a row (keyed by peer alone) */
+    int n_seen, cap_seen;
+} peer_scan;
+
+static int legacy_address_taken(peer_scan *ps, const cql_node *n)
+{
+    uint8_t key[16] = {0};
+    memcpy(key, n->addr, n->addr_len);
+    if (n->addr_len == ps->local.addr_len && !memcmp(n->addr, ps->local.addr, n->addr_len))
+        return 1; /* the local node's address: that row would name this node */
+    for (int i = 0; i < ps->n_seen; i++)
+        if (!memcmp(ps->seen[i], key, 16))
+            return 1;
+    if (ps->n_seen == ps->cap_seen) {
+        int cap = ps->cap_seen ? 2 * ps->cap_seen : 8;
+        uint8_t(*grown)[16] = arena_alloc(ps->sc, (size_t)cap * 16);
+        if (!grown)
+            return 1;
+        if (ps->n_seen)
+            memcpy(grown, ps->seen, (size_t)ps->n_seen * 16);
+        ps->seen = grown;
+        ps->cap_seen = cap;
+    }
+    memcpy(ps->seen[ps->n_seen++], key, 16);
+    return 0;
+}
+
+static void peer_row(void *arg, const cql_node *n)
+{
+    peer_scan *ps = arg;
+    scan *sc = ps->sc;
+    /* system.peers is keyed by address alone: of nodes sharing one, only the first has a row
+       there (drivers find the others in peers_v2, keyed by address and port) */
+    if (!ps->v2 && legacy_address_taken(ps, n))
+        return;
+    row_begin(sc);
+    put_raw(sc, "peer", n->addr, n->addr_len);
+    if (ps->v2) {
+        put_int(sc, "peer_port", n->storage_port);
+        put_raw(sc, "native_address", n->addr, n->addr_len);
+        put_int(sc, "native_port", n->native_port);
+    } else {
+        put_raw(sc, "rpc_address", n->addr, n->addr_len);
+    }
+    put_text(sc, "data_center", n->dc);
+    put_raw(sc, "host_id", n->host_id, 16);
+    put_text(sc, "rack", n->rack);
+    put_text(sc, "release_version", RELEASE_VERSION);
+    put_raw(sc, "schema_version", ps->schema, 16);
+    put_tokens(sc, n->tokens, n->n_tokens);
+    row_end(sc);
+}
+
+static void peers_of(scan *sc, int v2)
+{
+    if (!sc->topology)
+        return; /* embedded: one node, no peers */
+    peer_scan ps;
+    memset(&ps, 0, sizeof ps);
+    ps.sc = sc;
+    ps.v2 = v2;
+    sc->topology->local(sc->topology->arg, &ps.local);
+    cluster_schema_version(sc, ps.schema);
+    sc->topology->peers(sc->topology->arg, peer_row, &ps);
+}
+
+static void peers_rows(scan *sc) { peers_of(sc, 0); }
+static void peers_v2_rows(scan *sc) { peers_of(sc, 1); }
 
 /* ------------------------------------------------------------------------ */
 /* Definitions (SchemaKeyspace and SystemKeyspace of Cassandra 4.1)          */
@@ -1114,12 +1236,12 @@ static const sys_spec SPECS[] = {
     {"system", "peers", "information about known peers in the cluster", "peer", "",
      "peer inet, data_center text, host_id uuid, preferred_ip inet, rack text, "
      "release_version text, rpc_address inet, schema_version uuid, tokens set<varchar>",
-     NULL},
+     peers_rows},
     {"system", "peers_v2", "information about known peers in the cluster", "peer", "peer_port",
      "peer inet, peer_port int, data_center text, host_id uuid, preferred_ip inet, "
      "preferred_port int, rack text, release_version text, native_address inet, "
      "native_port int, schema_version uuid, tokens set<varchar>",
-     NULL},
+     peers_v2_rows},
     /* Probed by drivers and tools (Spark's connector, the Java driver's token ranges):
        cassette keeps no per-range statistics, so they are empty, as on a node that has not
        computed them yet. */
@@ -1151,6 +1273,16 @@ static const sys_spec SPECS[] = {
     {"system_distributed", "view_build_status", "Materialized View build status",
      "keyspace_name view_name", "host_id",
      "keyspace_name text, view_name text, host_id uuid, status text",
+     NULL},
+    /* system_traces (TraceKeyspace): stored once a trace is written (trace.c), empty until
+       then; described from here either way. */
+    {"system_traces", "sessions", "tracing sessions", "session_id", "",
+     "session_id uuid, client inet, command text, coordinator inet, coordinator_port int, "
+     "duration int, parameters map<text, text>, request text, started_at timestamp",
+     NULL},
+    {"system_traces", "events", "tracing events", "session_id", "event_id",
+     "session_id uuid, event_id timeuuid, activity text, source inet, source_elapsed int, "
+     "source_port int, thread text",
      NULL},
     /* The virtual keyspace drivers of 4.0 and later read for virtual tables' metadata. */
     {"system_virtual_schema", "keyspaces", "virtual keyspace definitions", "keyspace_name", "",
@@ -1389,6 +1521,7 @@ int cql_systable_fill(void *ctx, const eng_table *t, eng_vsink *sink, eng_err *e
     sc.t = t;
     sc.s = c->schema;
     sc.db = c->db;
+    sc.topology = c->topology;
     sc.sink = sink;
     sc.err = err;
     sc.values = eng_malloc(sizeof *sc.values * t->n_cols);

@@ -5,7 +5,8 @@
  * keyspaces and these tables themselves, as Cassandra lists its own);
  * system_schema.triggers, views, indexes, functions and aggregates exist
  * and are empty (cassette has none of those objects); system.local names
- * the node, and system.peers / system.peers_v2 are empty (it has no peers).
+ * the node, and system.peers / system.peers_v2 list the other nodes of the
+ * cluster a server describes (cql_topology; empty embedded: no peers).
  *
  * The descriptors are built once per process and never freed; they carry
  * Cassandra's column definitions (SchemaKeyspace, SystemKeyspace of 4.1)
@@ -18,6 +19,7 @@
 #ifndef CQL_SYSTABLES_H
 #define CQL_SYSTABLES_H
 
+#include "cql/cql.h"
 #include "engine/engine.h"
 
 /*
@@ -46,11 +48,14 @@ int cql_systable_keyspace(const char *ks);
 /* 1 when t is one of the descriptors cql_systable serves (not a stored table). */
 int cql_systable_served(const eng_table *t);
 
-/* What the provider describes: the snapshot (NULL: only the system keyspaces) and the database
-   (may be NULL) whose clock and directory system.local reports. */
+/* What the provider describes: the snapshot (NULL: only the system keyspaces), the database
+   (may be NULL) whose clock and directory system.local reports, and the cluster (NULL: one
+   node, 127.0.0.1, no peers; else system.local describes topology->local and system.peers /
+   system.peers_v2 list topology->peers). */
 typedef struct cql_systable_ctx {
     const eng_schema *schema;
     eng_db *db;
+    const cql_topology *topology;
 } cql_systable_ctx;
 
 /*

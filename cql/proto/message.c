@@ -241,6 +241,13 @@ int cql_proto_request_decode(const cql_proto_header *h, const uint8_t *body, siz
 size_t cql_proto_frame_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode,
                              const char *const *warnings, uint32_t n_warnings)
 {
+    return cql_proto_frame_begin_traced(out, version, stream, opcode, NULL, warnings, n_warnings);
+}
+
+size_t cql_proto_frame_begin_traced(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode,
+                                    const uint8_t *tracing_id, const char *const *warnings,
+                                    uint32_t n_warnings)
+{
     size_t start = out->len;
     cql_proto_header h = {.version = version,
                           .response = 1,
@@ -248,11 +255,15 @@ size_t cql_proto_frame_begin(eng_buf *out, uint8_t version, int16_t stream, uint
                           .stream = stream,
                           .opcode = opcode,
                           .length = 0};
+    if (tracing_id)
+        h.flags |= CQL_PROTO_FLAG_TRACING;
     if (n_warnings && version >= 4)
         h.flags |= CQL_PROTO_FLAG_WARNING;
     uint8_t hdr[CQL_PROTO_HEADER_LEN];
     cql_proto_header_encode(&h, hdr);
     eng_buf_put(out, hdr, sizeof hdr);
+    if (tracing_id) /* [uuid] first, before the warnings ([PV4] 2.2) */
+        eng_buf_put(out, tracing_id, 16);
     if (h.flags & CQL_PROTO_FLAG_WARNING) {
         uint16_t n = n_warnings > UINT16_MAX ? UINT16_MAX : (uint16_t)n_warnings;
         cql_proto_put_string_list(out, warnings, n);

@@ -133,6 +133,11 @@ int cql_proto_request_decode(const cql_proto_header *h, const uint8_t *body, siz
  */
 size_t cql_proto_frame_begin(eng_buf *out, uint8_t version, int16_t stream, uint8_t opcode,
                              const char *const *warnings, uint32_t n_warnings);
+/* The same for the response to a traced request: tracing_id (16 bytes; NULL: none) sets the
+   tracing flag and comes first in the body, before the warnings ([PV4] §2.2). */
+size_t cql_proto_frame_begin_traced(eng_buf *out, uint8_t version, int16_t stream,
+                                    uint8_t opcode, const uint8_t *tracing_id,
+                                    const char *const *warnings, uint32_t n_warnings);
 /*
  * Finishes the frame begun at `start`: compresses its body when c is not NONE (v3/v4
  * only: v5 compresses segments) and writes the header. 0 or ENG_E_NOMEM (also for a body

@@ -27,6 +27,8 @@
 #include "cql/errors.h"
 #include "cql/proto/message.h"
 #include "cql/proto/segment.h"
+#include "cql/server/registry.h"
+#include "cql/server/schema_diff.h"
 #include "cql/server/tls.h"
 
 #define DEFAULT_PORT 9042
@@ -109,6 +111,9 @@ struct server {
     eng_db *db;
     uint64_t generation; /* this server among the process's (request_session) */
     cql_tls_server *tls; /* NULL without --tls-cert */
+    cql_registry *registry; /* this node among the directory's (registry.h) */
+    uv_timer_t registry_poll; /* looks at the other nodes: TOPOLOGY/STATUS_CHANGE events */
+    eng_schema *seen_schema;  /* the schema events were last sent for (loop thread) */
     cql_server_config cfg;
     conn *conns;
     int n_conns;
@@ -364,8 +369,9 @@ static void respond_error(request *r, const eng_err *err, const eng_val *unprepa
 static void respond_result(request *r, const cql_result *res, const cql_proto_rows_opts *o)
 {
     eng_buf frame = ENG_BUF_INIT;
-    size_t at = cql_proto_frame_begin(&frame, r->h.version, r->h.stream, CQL_PROTO_RESULT,
-                                      res->warnings, res->n_warnings);
+    size_t at = cql_proto_frame_begin_traced(&frame, r->h.version, r->h.stream, CQL_PROTO_RESULT,
+                                             res->has_tracing_id ? res->tracing_id : NULL,
+                                             res->warnings, res->n_warnings);
     cql_proto_put_result(&frame, r->h.version, res, o);
     if (cql_proto_frame_end(&frame, at, r->compression) == 0) {
         to_wire(&frame, r->segments, r->lz4, &r->out);
@@ -422,6 +428,28 @@ static const char *const *value_names(request *r, const cql_proto_query_params *
     return (const char *const *)names;
 }
 
+/* A frame with the tracing flag runs traced, the client's address in its session row. */
+static void trace_options(request *r, cql_exec_options *o)
+{
+    if (!(r->h.flags & CQL_PROTO_FLAG_TRACING))
+        return;
+    o->trace = 1;
+    struct sockaddr_storage ss;
+    int len = (int)sizeof ss;
+    uint8_t *addr = NULL;
+    if (uv_tcp_getpeername(&r->c->tcp, (struct sockaddr *)&ss, &len) == 0 &&
+        (addr = eng_arena_alloc(&r->arena, 16))) {
+        if (ss.ss_family == AF_INET) {
+            memcpy(addr, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+            o->trace_client_len = 4;
+        } else if (ss.ss_family == AF_INET6) {
+            memcpy(addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+            o->trace_client_len = 16;
+        }
+        o->trace_client = o->trace_client_len ? addr : NULL;
+    }
+}
+
 static void exec_options(request *r, const cql_proto_query_params *p, cql_exec_options *o)
 {
     cql_exec_options_init(o);
@@ -439,6 +467,7 @@ static void exec_options(request *r, const cql_proto_query_params *p, cql_exec_o
     o->now_s = p->now_in_seconds; /* v5; 0 when absent: the clock */
     o->on_durable = on_durable;
     o->on_durable_arg = r;
+    trace_options(r, o);
 }
 
 /* The session a request runs in: the database's cache, the keyspace in force. */
@@ -460,6 +489,7 @@ static int request_session(request *r, const eng_val *ks_override, cql_session *
         int rc = cql_session_new(r->srv->db, &worker_session, err);
         if (rc)
             return rc;
+        cql_session_set_topology(worker_session, cql_registry_topology(r->srv->registry));
         worker_generation = r->srv->generation;
     }
     /* --auth: the connection's role (the server without it: none, every statement allowed) */
@@ -612,6 +642,7 @@ static void run_batch(request *r)
     if (!rc && n) {
         opts[0].on_durable = on_durable;
         opts[0].on_durable_arg = r;
+        trace_options(r, &opts[0]);
     }
     if (!rc)
         rc = cql_execute_batch(s, r->msg.u.batch.type, stmts, opts, n, p->timestamp, &res, &err);
@@ -649,6 +680,23 @@ static void run_request(request *r)
 
 /* ---- completion on the loop ---- */
 
+/* A registry change (registry.h) to the connections that registered for its type. */
+static void send_node_event(void *arg, const char *type, const char *change, const cql_node *n)
+{
+    server *s = arg;
+    uint32_t want = !strcmp(type, "TOPOLOGY_CHANGE") ? EVENT_TOPOLOGY : EVENT_STATUS;
+    cql_proto_inet in = {.len = n->addr_len, .port = n->native_port};
+    memcpy(in.addr, n->addr, n->addr_len);
+    for (conn *c = s->conns; c; c = c->next) {
+        if (!(c->events & want) || c->closing || !c->started)
+            continue;
+        eng_buf frame = ENG_BUF_INIT;
+        size_t at = cql_proto_frame_begin(&frame, c->version, -1, CQL_PROTO_EVENT, NULL, 0);
+        cql_proto_put_node_event(&frame, type, change, &in);
+        send_frame(c, &frame, at);
+    }
+}
+
 static void send_schema_events(server *s, const cql_result *change)
 {
     for (conn *c = s->conns; c; c = c->next) {
@@ -659,6 +707,36 @@ static void send_schema_events(server *s, const cql_result *change)
         cql_proto_put_schema_change_event(&frame, change);
         send_frame(c, &frame, at);
     }
+}
+
+static void send_schema_change(void *arg, const cql_result *change)
+{
+    send_schema_events(arg, change);
+}
+
+/*
+ * Takes the current schema as the one events were sent for; with `announce`, first sends the
+ * events of what changed since: a change another server of the directory made (one of this
+ * server's own was announced when it was made).
+ */
+static void see_schema(server *s, int announce)
+{
+    eng_schema *now = NULL;
+    eng_err err;
+    eng_err_clear(&err);
+    if (eng_db_schema(s->db, &now, &err))
+        return;
+    if (announce)
+        cql_schema_diff(s->seen_schema, now, send_schema_change, s);
+    eng_schema_unref(s->seen_schema);
+    s->seen_schema = now;
+}
+
+static void on_registry_poll(uv_timer_t *t)
+{
+    server *s = t->data;
+    cql_registry_poll(s->registry, send_node_event, s);
+    see_schema(s, 1);
 }
 
 static void request_finish(request *r)
@@ -673,8 +751,10 @@ static void request_finish(request *r)
         r->new_keyspace = NULL;
     }
     conn_send(c, &r->out);
-    if (r->schema_changed)
+    if (r->schema_changed) {
         send_schema_events(s, r->schema_change);
+        see_schema(s, 0); /* sent: the next look must not send them again */
+    }
     c->inflight--;
     s->inflight--;
     resume_reading(c);
@@ -742,8 +822,8 @@ static int runs_inline(request *first)
     for (request *r = first; r; r = r->next_in_batch) {
         eng_err err;
         eng_err_clear(&err);
-        if (r->h.opcode != CQL_PROTO_EXECUTE)
-            return 0;
+        if (r->h.opcode != CQL_PROTO_EXECUTE || (r->h.flags & CQL_PROTO_FLAG_TRACING))
+            return 0; /* a traced request writes its trace */
         if (!r->decoded) {
             if (cql_proto_request_decode(&r->h, r->body, r->body_len, &r->arena, &r->msg, &err))
                 return 0; /* the worker answers the error */
@@ -1291,6 +1371,7 @@ static void on_drain(uv_timer_t *t)
     close_handle((uv_handle_t *)&s->wake);
     close_handle((uv_handle_t *)&s->sigterm);
     close_handle((uv_handle_t *)&s->sigint);
+    close_handle((uv_handle_t *)&s->registry_poll);
 }
 
 static void on_signal(uv_signal_t *sig, int signum)
@@ -1408,7 +1489,17 @@ int cql_server_run(const cql_server_config *cfg,
     char addr[64] = "";
     int port = 0;
     int rc = bind_listener(s, errbuf, errlen, addr, &port);
+    /* the node joins the directory's cluster (a temporary database: a cluster of its own) */
+    if (rc == 0 &&
+        cql_registry_open(eng_db_path(s->db), s->cfg.broadcast_address ? s->cfg.broadcast_address
+                                                                       : addr,
+                          port, s->cfg.dc, s->cfg.rack, &s->registry, errbuf, errlen))
+        rc = -1;
     if (rc == 0) {
+        uv_timer_init(&s->loop, &s->registry_poll); /* once a second: the others, the schema */
+        s->registry_poll.data = s;
+        uv_timer_start(&s->registry_poll, on_registry_poll, 1000, 1000);
+        see_schema(s, 0);
         uv_async_init(&s->loop, &s->wake, on_wake);
         s->wake.data = s;
         uv_timer_init(&s->loop, &s->drain);
@@ -1430,6 +1521,8 @@ int cql_server_run(const cql_server_config *cfg,
     }
     uv_loop_close(&s->loop);
     pthread_mutex_destroy(&s->done_lock);
+    cql_registry_close(s->registry); /* left: before a temporary directory goes */
+    eng_schema_unref(s->seen_schema);
     eng_db_close(s->db);
     cql_tls_server_free(s->tls);
     free(s);

@@ -11,6 +11,12 @@
  * committer reports it durable. Requests of one connection may be
  * pipelined on many streams and are answered as they complete.
  *
+ * Several servers on one database directory form a cluster (registry.h):
+ * each registers itself as a node, system.local describes it, system.peers
+ * and system.peers_v2 list the others, and connections registered for
+ * TOPOLOGY_CHANGE / STATUS_CHANGE learn when one joins, dies, restarts or
+ * stops.
+ *
  * SIGTERM or SIGINT stops the server: it stops accepting and reading,
  * finishes the requests in flight, writes their responses, closes the
  * connections and the database (its last group commit included), and
@@ -40,6 +46,10 @@ typedef struct cql_server_config {
                                     system_auth.roles, whose permissions are enforced (the
                                     default superuser cassandra/cassandra is made when no role
                                     exists); 0: no login, every statement allowed */
+    const char *dc;                /* the node's data center (NULL: datacenter1) */
+    const char *rack;              /* its rack (NULL: rack1) */
+    const char *broadcast_address; /* the address other nodes and drivers are told (NULL: the
+                                      listening one; 127.0.0.1 for a wildcard) */
 } cql_server_config;
 
 /* Defaults: 127.0.0.1:9042, the limits above, durability from the environment. */

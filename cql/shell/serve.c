@@ -1,7 +1,8 @@
 /*
  * `cassette serve [DB | --memory] [--listen ADDR] [--port N] [--max-connections N]
  * [--max-frame-size BYTES] [--max-inflight N] [--tls-cert PEM [--tls-key PEM]
- * [--tls-client-ca PEM [--tls-require-client-cert]]] [--auth]`: parses the command line, runs the server,
+ * [--tls-client-ca PEM [--tls-require-client-cert]]] [--auth] [--dc NAME] [--rack NAME]
+ * [--broadcast-address ADDR]`: parses the command line, runs the server,
  * and prints "listening on ADDR:PORT" once the socket is bound (on standard output, flushed: a test
  * suite waiting for the port reads it there).
  */
@@ -21,7 +22,8 @@ static int serve_usage(const char *what, const char *arg)
           "                      [--max-connections N] [--max-frame-size BYTES]\n"
           "                      [--max-inflight N] [--tls-cert PEM [--tls-key PEM]\n"
           "                      [--tls-client-ca PEM [--tls-require-client-cert]]]\n"
-          "                      [--auth]\n",
+          "                      [--auth] [--dc NAME] [--rack NAME]\n"
+          "                      [--broadcast-address ADDR]\n",
           stderr);
     fprintf(stderr, "cassette: error: %s%s\n", what, arg ? arg : "");
     return 2;
@@ -93,6 +95,19 @@ int cql_shell_serve(int argc, char **argv)
             cfg.tls_require_client_cert = 1;
         } else if (!strcmp(a, "--auth")) {
             cfg.auth = 1;
+        } else if ((!strcmp(a, "--dc") || !strcmp(a, "--rack")) && v) {
+            if (!*v || strlen(v) > 63 || strpbrk(v, "\n\r"))
+                return serve_usage(a[2] == 'd' ? "--dc takes a name of 1 to 63 bytes, not "
+                                               : "--rack takes a name of 1 to 63 bytes, not ",
+                                   v);
+            if (a[2] == 'd')
+                cfg.dc = v;
+            else
+                cfg.rack = v;
+            i++;
+        } else if (!strcmp(a, "--broadcast-address") && v) {
+            cfg.broadcast_address = v;
+            i++;
         } else if (a[0] == '-') {
             return serve_usage("unknown option or missing value: ", a);
         } else if (!cfg.db) {

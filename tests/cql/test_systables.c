@@ -81,7 +81,7 @@ static int collect(void *ctx, const eng_row_view *v)
 static int systable_scan(const eng_table *t, const eng_schema *s, eng_db *db, eng_row_cb cb,
                          void *ctx, eng_err *err)
 {
-    cql_systable_ctx sys = {s, db};
+    cql_systable_ctx sys = {s, db, NULL};
     if (!t)
         return cql_systable_fill(&sys, NULL, NULL, err);
     eng_db *reader = db;
@@ -665,7 +665,9 @@ TEST(tables_rows_list_the_system_tables)
     ASSERT_EQ(count(g, "keyspace_name", "system_distributed"), 3);
     /* virtual tables are described in system_virtual_schema, not here */
     ASSERT_EQ(count(g, "keyspace_name", "system_virtual_schema"), 0);
-    ASSERT_EQ(g->n, 18);
+    /* system_traces: sessions and events (TraceKeyspace) */
+    ASSERT_EQ(count(g, "keyspace_name", "system_traces"), 2);
+    ASSERT_EQ(g->n, 20);
     /* SchemaKeyspace.parse: 7 days of gc grace, hourly flush, the description as comment */
     r = find(g, "keyspace_name", "system_schema", "table_name", "columns");
     ASSERT_STR_EQ(cell(g, r, "gc_grace_seconds"), "604800");
@@ -798,7 +800,8 @@ TEST(dropped_columns_rows)
     }
     got_free(g);
     g = scan(db, "system_schema", "columns");
-    ASSERT_EQ(count(g, "table_name", "events"), 6);
+    /* this test's table, and system_traces.events' 7 columns */
+    ASSERT_EQ(count(g, "table_name", "events"), 6 + 7);
     got_free(g);
     eng_db_close(db);
 }

@@ -340,3 +340,46 @@ def test_token_agrees_with_the_drivers_token_map(server, ks):
             assert len(replicas) == 1
     finally:
         cluster.shutdown()
+
+
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_traced_requests_give_the_driver_a_trace_it_reads(server, ks, version):
+    # Frame flag 0x02: the response carries the tracing id before its body ([PV4] 2.2), and
+    # system_traces holds the session and its events (QueryTrace.populate reads both).
+    cluster, session = connect(server, version)
+    try:
+        session.set_keyspace(ks)
+        session.execute("CREATE TABLE IF NOT EXISTS traced (k int PRIMARY KEY, v text)")
+        rs = session.execute("INSERT INTO traced (k, v) VALUES (1, 'one')", trace=True)
+        trace = rs.get_query_trace(max_wait_sec=5)
+        assert trace.request_type == "Execute CQL3 query"
+        assert trace.duration.total_seconds() > 0
+        assert trace.parameters["query"] == "INSERT INTO traced (k, v) VALUES (1, 'one')"
+        assert "consistency_level" in trace.parameters
+        assert str(trace.coordinator) == "127.0.0.1"
+        activities = [e.description for e in trace.events]
+        assert activities[0].startswith("Parsing INSERT INTO traced")
+        assert "Adding to traced memtable" in activities
+
+        sel = session.prepare("SELECT v FROM traced WHERE k = ?")
+        rs = session.execute(sel, (1,), trace=True)
+        assert rs.one().v == "one"
+        trace = rs.get_query_trace(max_wait_sec=5)
+        assert trace.request_type == "Execute CQL3 prepared query"
+        assert trace.parameters["bound_var_0_k"] == "1"
+        activities = [e.description for e in trace.events]
+        assert "Executing single-partition query on traced" in activities
+        assert "Read 1 live rows and 0 tombstone cells" in activities
+        assert all(e.source_elapsed is not None for e in trace.events)
+
+        batch = BatchStatement()
+        batch.add("INSERT INTO traced (k, v) VALUES (2, 'two')")
+        rs = session.execute(batch, trace=True)
+        assert rs.get_query_trace(max_wait_sec=5).request_type == \
+            "Execute batch of CQL3 queries"
+
+        # untraced: no id in the response
+        rs = session.execute("SELECT v FROM traced WHERE k = 1")
+        assert not rs.response_future._query_traces
+    finally:
+        cluster.shutdown()
