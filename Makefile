@@ -70,7 +70,7 @@ TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/cql/remote.sh tests/server/run.sh \
                tests/server/gocql/run.sh
-HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o
+HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o $(B)/tests/driver/remote_harness.o
 
 # Fuzz targets (tests/fuzz/fuzz_NAME.c): libFuzzer programs in MODE=fuzz, corpus replayers
 # (tests/fuzz/replay.c) in every other mode, which `make test` runs.
@@ -124,6 +124,11 @@ $(B)/cassette: $(B)/cql/shell/main.o $(SHELL_OBJ) $(B)/libcassette.a
 $(B)/tests/%: tests/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
+
+# The driver tests' remote mode (CASSETTE_TEST_REMOTE=1), part of the harness.
+$(B)/tests/driver/remote_harness.o: tests/driver/remote_harness.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c $< -o $@
 
 $(B)/tests/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)

@@ -629,7 +629,7 @@ typedef void *(*CassReallocFunction)(void *ptr, size_t size);
 /* Replacement for free(): releases memory from the two functions above; NULL is ignored. */
 typedef void (*CassFreeFunction)(void *ptr);
 
-/* One authentication exchange with a node; used by later parts of the API. */
+/* One authentication exchange with a node (the Authenticator section). */
 typedef struct CassAuthenticator_ CassAuthenticator;
 
 /* Starts an exchange: sets the first response token or an error on auth. */
@@ -1075,8 +1075,8 @@ CASS_EXPORT void cass_cluster_set_request_timeout(CassCluster *cluster, unsigned
  * Threads: one thread at a time per cluster. */
 CASS_EXPORT void cass_cluster_set_max_schema_wait_time(CassCluster *cluster, unsigned wait_time_ms);
 
-/** Sets the user name and password for plain-text authentication with a remote cluster. An embedded
- * database does not authenticate.
+/** Sets the user name and password for plain-text authentication with a remote cluster; they
+ * replace authenticator callbacks set before. An embedded database does not authenticate.
  * @param[in] cluster The cluster configuration.
  * @param[in] username User name, NUL-terminated.
  * @param[in] password Password, NUL-terminated.
@@ -1096,6 +1096,29 @@ CASS_EXPORT void cass_cluster_set_credentials(CassCluster *cluster, const char *
 CASS_EXPORT void cass_cluster_set_credentials_n(CassCluster *cluster, const char *username,
                                                 size_t username_length, const char *password,
                                                 size_t password_length);
+
+/** Authenticates connections of the remote backend with the application's callbacks, for a
+ * server-side authenticator the plain-text credentials do not serve (SASL, Kerberos...). Each
+ * connection a node asks to authenticate runs one exchange: the initial callback gives the first
+ * token, the challenge callback answers each challenge, the success callback checks the node's
+ * last token, and the cleanup callback ends the exchange however it went. A NULL callback
+ * succeeds with an empty token. The callbacks replace credentials set before, and
+ * cass_cluster_set_credentials() replaces them. An embedded database does not authenticate.
+ * @param[in] cluster The cluster configuration.
+ * @param[in] exchange_callbacks The callbacks (the struct is copied).
+ * @param[in] cleanup_callback Called with data, once, when no cluster, session or exchange needs
+ *     the callbacks any more (the callbacks replaced, the cluster and the sessions connected with
+ *     it freed or closed); may be NULL.
+ * @param[in] data Handed to every callback.
+ * @return CASS_OK; CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or exchange_callbacks, or
+ *     CASS_ERROR_LIB_INTERNAL_ERROR when memory ran out: then nothing changed and the caller keeps
+ *     data.
+ * Ownership: on success the cluster owns data until it calls cleanup_callback.
+ * Threads: one thread at a time per cluster. The callbacks run on the connections' threads, for
+ *     several connections at once: what they share through data must be thread-safe. */
+CASS_EXPORT CassError cass_cluster_set_authenticator_callbacks(
+    CassCluster *cluster, const CassAuthenticatorCallbacks *exchange_callbacks,
+    CassAuthenticatorDataCleanupCallback cleanup_callback, void *data);
 
 /** Makes the remote backend send requests to every node in turn. No effect embedded.
  * @param[in] cluster The cluster configuration.
@@ -1662,6 +1685,20 @@ CASS_EXPORT CassError cass_cluster_set_constant_speculative_execution_policy(
  * Threads: one thread at a time per cluster. */
 CASS_EXPORT CassError cass_cluster_set_no_speculative_execution_policy(CassCluster *cluster);
 
+/** Sets the function told when a node of the cluster is added, removed, comes up or goes down
+ * (NULL: none). The remote backend calls it from its monitor thread, without a lock held, for
+ * the nodes it discovers at connect (ADD, then UP once a connection is open) and for every
+ * change after; it must not wait for a request of the session. Embedded: never called (one
+ * in-process database, which neither joins nor leaves).
+ * @param[in] cluster The cluster configuration.
+ * @param[in] callback The function, or NULL.
+ * @param[in] data Passed to it as is (the caller keeps it alive while sessions run).
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS without a cluster.
+ * Threads: one thread at a time per cluster. */
+CASS_EXPORT CassError cass_cluster_set_host_listener_callback(CassCluster *cluster,
+                                                              CassHostListenerCallback callback,
+                                                              void *data);
+
 /** Not supported: DataStax Astra secure-connect bundles cannot be loaded. The call logs an error
  * saying so and leaves the cluster as it was; set contact points (and a TLS context) instead.
  * @param[in] cluster The cluster configuration.
@@ -1841,6 +1878,27 @@ CASS_EXPORT const CassSchemaMeta *cass_session_get_schema_meta(const CassSession
  * Ownership: nothing changes hands.
  * Threads: any number of threads may use one session at once. */
 CASS_EXPORT CassUuid cass_session_get_client_id(CassSession *session);
+
+/** Fills output with the session's figures: request latencies (µs, from a log-linear histogram:
+ * within 6% below the truth) and rates (requests per second: the mean since the session was
+ * made, and 1, 5 and 15 minute exponentially weighted rates ticked every 5 s); the connections
+ * open (remote; 0 embedded); connect and request timeouts (remote). The deprecated fields are
+ * 0 but available_connections, which is total_connections.
+ * @param[in] session The session.
+ * @param[out] output The figures (all 0 for a NULL session).
+ * Ownership: nothing changes hands.
+ * Threads: any number of threads may use one session at once. */
+CASS_EXPORT void cass_session_get_metrics(const CassSession *session, CassMetrics *output);
+
+/** Fills output with the session's aborted speculative executions: the remote backend's
+ * executions whose answer came after another execution of the same request had answered --
+ * their latencies (µs), count, and percentage of all requests. Embedded, none (all 0).
+ * @param[in] session The session.
+ * @param[out] output The figures.
+ * Ownership: nothing changes hands.
+ * Threads: any number of threads may use one session at once. */
+CASS_EXPORT void cass_session_get_speculative_execution_metrics(
+    const CassSession *session, CassSpeculativeExecutionMetrics *output);
 
 /* ============================================================================================== *
  * Statement
@@ -2035,6 +2093,54 @@ CASS_EXPORT CassError cass_statement_set_execution_profile_n(CassStatement *stat
  * Threads: one thread at a time per statement. */
 CASS_EXPORT CassError cass_statement_set_custom_payload(CassStatement *statement,
                                                         const CassCustomPayload *payload);
+
+/** Asks for the statement's request to be traced, as Cassandra traces a request (@cassandra{2.2+}):
+ * the node records the steps of its execution in system_traces.sessions and
+ * system_traces.events, kept one day, and cass_future_tracing_id() names the trace. Embedded,
+ * the trace is written before the future is set; remote, the server writes it (Cassandra
+ * writes it asynchronously: the rows may take a moment to appear). A batch's copies of the
+ * statement do not carry it (a batch is traced as a whole).
+ * @param[in] statement The statement.
+ * @param[in] enabled cass_true to trace it; cass_false (the default) not to.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement.
+ * Ownership: nothing changes hands.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_tracing(CassStatement *statement, cass_bool_t enabled);
+
+/** Sets the retry policy of the statement's requests, over its execution profile's and the
+ * cluster's (NULL: back to those). Remote, the policy decides on read and write timeouts,
+ * unavailable and overloaded answers as the driver's policies do; embedded, one database
+ * answers and nothing is retried.
+ * @param[in] statement The statement.
+ * @param[in] retry_policy The policy (referenced: the caller still frees its own), or NULL.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_retry_policy(CassStatement *statement,
+                                                      CassRetryPolicy *retry_policy);
+
+/** Runs the statement on one node only, named by its address (numeric, IPv4 or IPv6) and
+ * native port, bypassing load balancing: remote, the request fails with
+ * CASS_ERROR_LIB_NO_HOSTS_AVAILABLE when that node is not up in the session; embedded, the one
+ * database answers whatever the node.
+ * @param[in] statement The statement.
+ * @param[in] host The address, NUL-terminated.
+ * @param[in] port The node's native port.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS when host is not a numeric address.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_set_host(CassStatement *statement, const char *host,
+                                              int port);
+
+/** Same as cass_statement_set_host(), with the address's length given. */
+CASS_EXPORT CassError cass_statement_set_host_n(CassStatement *statement, const char *host,
+                                                size_t host_length, int port);
+
+/** Same as cass_statement_set_host(), with the address as a CassInet. */
+CASS_EXPORT CassError cass_statement_set_host_inet(CassStatement *statement, const CassInet *host,
+                                                   int port);
+
+/** Same as cass_statement_set_host(), with the node cass_future_coordinator() gave.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL statement or node. */
+CASS_EXPORT CassError cass_statement_set_node(CassStatement *statement, const CassNode *node);
 
 /** Binds a null to the parameter at index.
  * @param[in] statement The statement.
@@ -2402,6 +2508,69 @@ CASS_EXPORT CassError cass_statement_bind_bytes_by_name_n(CassStatement *stateme
                                                           const char *name, size_t name_length,
                                                           const cass_byte_t *value,
                                                           size_t value_size);
+
+/** Binds a value of a custom type (a Java class the server knows) to the parameter at index. On a
+ * bound statement the marker must be a custom type of exactly that class name; cassette makes no
+ * custom types, so there it is always refused. A simple statement takes it as raw bytes, which the
+ * column they reach validates when the statement runs.
+ * @param[in] statement The statement.
+ * @param[in] index Zero-based position.
+ * @param[in] class_name The type's Java class name, NUL-terminated (NULL is "").
+ * @param[in] value The serialized value.
+ * @param[in] value_size Number of bytes.
+ * @return CASS_OK, CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS, CASS_ERROR_LIB_INVALID_VALUE_TYPE (the
+ *     marker is not a custom type of that class) or CASS_ERROR_LIB_BAD_PARAMS (NULL value with a
+ *     size).
+ * Ownership: the value is copied into the statement; the class name is only compared.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_bind_custom(CassStatement *statement, size_t index,
+                                                 const char *class_name, const cass_byte_t *value,
+                                                 size_t value_size);
+
+/** Same as cass_statement_bind_custom(), with the class name's length given.
+ * @param[in] statement The statement.
+ * @param[in] index Zero-based position.
+ * @param[in] class_name The type's Java class name.
+ * @param[in] class_name_length Length of class_name in bytes.
+ * @param[in] value The serialized value.
+ * @param[in] value_size Number of bytes.
+ * @return as cass_statement_bind_custom().
+ * Ownership: the value is copied into the statement; the class name is only compared.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_bind_custom_n(CassStatement *statement, size_t index,
+                                                   const char *class_name, size_t class_name_length,
+                                                   const cass_byte_t *value, size_t value_size);
+
+/** Binds a value of a custom type to every parameter named name (on a bound statement each must
+ * be a custom type of that class; see cass_statement_bind_custom()).
+ * @param[in] statement The statement.
+ * @param[in] name Parameter name, NUL-terminated.
+ * @param[in] class_name The type's Java class name, NUL-terminated (NULL is "").
+ * @param[in] value The serialized value.
+ * @param[in] value_size Number of bytes.
+ * @return CASS_OK, CASS_ERROR_LIB_NAME_DOES_NOT_EXIST, CASS_ERROR_LIB_INVALID_VALUE_TYPE or
+ *     CASS_ERROR_LIB_BAD_PARAMS.
+ * Ownership: the value is copied into the statement; the class name is only compared.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_bind_custom_by_name(CassStatement *statement, const char *name,
+                                                         const char *class_name,
+                                                         const cass_byte_t *value,
+                                                         size_t value_size);
+
+/** Same as cass_statement_bind_custom_by_name(), with lengths given.
+ * @param[in] statement The statement.
+ * @param[in] name Parameter name.
+ * @param[in] name_length Length of name in bytes.
+ * @param[in] class_name The type's Java class name.
+ * @param[in] class_name_length Length of class_name in bytes.
+ * @param[in] value The serialized value.
+ * @param[in] value_size Number of bytes.
+ * @return as cass_statement_bind_custom_by_name().
+ * Ownership: the value is copied into the statement; the class name is only compared.
+ * Threads: one thread at a time per statement. */
+CASS_EXPORT CassError cass_statement_bind_custom_by_name_n(
+    CassStatement *statement, const char *name, size_t name_length, const char *class_name,
+    size_t class_name_length, const cass_byte_t *value, size_t value_size);
 
 /** Binds a "uuid" or "timeuuid" to the parameter at index.
  * @param[in] statement The statement.
@@ -2795,6 +2964,13 @@ CASS_EXPORT CassError cass_batch_set_request_timeout(CassBatch *batch, cass_uint
  * Threads: one thread at a time per batch. */
 CASS_EXPORT CassError cass_batch_set_is_idempotent(CassBatch *batch, cass_bool_t is_idempotent);
 
+/** Sets the retry policy of the batch's requests, as cass_statement_set_retry_policy().
+ * @param[in] batch The batch.
+ * @param[in] retry_policy The policy (referenced), or NULL.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL batch.
+ * Threads: one thread at a time per batch. */
+CASS_EXPORT CassError cass_batch_set_retry_policy(CassBatch *batch, CassRetryPolicy *retry_policy);
+
 /** Names the execution profile the batch runs with: its consistency, serial consistency and
  * timeout apply where the batch sets none. Looked up when the batch runs; an unknown name fails
  * the request with CASS_ERROR_LIB_EXECUTION_PROFILE_INVALID. The profiles its statements name
@@ -2826,6 +3002,15 @@ CASS_EXPORT CassError cass_batch_set_execution_profile_n(CassBatch *batch, const
  * Threads: one thread at a time per batch. */
 CASS_EXPORT CassError cass_batch_set_custom_payload(CassBatch *batch,
                                                     const CassCustomPayload *payload);
+
+/** Asks for the batch's request to be traced, as cass_statement_set_tracing() does for a
+ * statement (@cassandra{2.2+}); the trace's request is "Execute batch of CQL3 queries".
+ * @param[in] batch The batch.
+ * @param[in] enabled cass_true to trace it; cass_false (the default) not to.
+ * @return CASS_OK, or CASS_ERROR_LIB_BAD_PARAMS for a NULL batch.
+ * Ownership: nothing changes hands.
+ * Threads: one thread at a time per batch. */
+CASS_EXPORT CassError cass_batch_set_tracing(CassBatch *batch, cass_bool_t enabled);
 
 /** Appends a statement, simple or bound, to the batch.
  * @param[in] batch The batch.
@@ -2923,6 +3108,18 @@ CASS_EXPORT CassError cass_future_error_code(CassFuture *future);
  * Threads: any thread, several at once; never wait on a future inside a future callback. */
 CASS_EXPORT void cass_future_error_message(CassFuture *future, const char **message,
                                            size_t *message_length);
+
+/** Waits for the future of a traced request, then gives the id of its trace: the session_id
+ * of its rows in system_traces.sessions and system_traces.events.
+ * @param[in] future The future of an execute or batch.
+ * @param[out] tracing_id Receives the id (a time UUID).
+ * @return CASS_OK; CASS_ERROR_LIB_NO_TRACING_ID when the request was not traced or failed (a
+ *     failed request's trace is written, but its response names none, as Cassandra's);
+ *     CASS_ERROR_LIB_INVALID_FUTURE_TYPE for a future of another kind (connect, close,
+ *     prepare); CASS_ERROR_LIB_BAD_PARAMS for a NULL future or tracing_id.
+ * Ownership: the id is copied out.
+ * Threads: any thread, several at once; never wait on a future inside a future callback. */
+CASS_EXPORT CassError cass_future_tracing_id(CassFuture *future, CassUuid *tracing_id);
 
 /** Waits for the future, then counts the items of the custom payload the server sent back with
  * the response. Embedded there are none: the count is 0.
@@ -5269,11 +5466,12 @@ CASS_EXPORT const char *cass_log_level_string(CassLogLevel log_level);
 /* ============================================================================================== *
  * Schema metadata
  *
- * A schema snapshot (cass_session_get_schema_meta()) describes keyspaces, tables, columns and user-
- * defined types as the system_schema tables do; it never changes. Everything read from it is
- * borrowed and lives as long as the snapshot. Names are matched exactly, as stored (unquoted CQL
- * names are stored in lowercase). Materialized views, indexes, functions and aggregates are looked
- * up here; their own accessors come later.
+ * A schema snapshot (cass_session_get_schema_meta()) describes keyspaces, tables, columns, user-
+ * defined types, secondary indexes, materialized views, user-defined functions and aggregates as
+ * the system_schema tables do; it never changes. Everything read from it is borrowed and lives as
+ * long as the snapshot. Names are matched exactly, as stored (unquoted CQL names are stored in
+ * lowercase). Embedded, the engine has no secondary indexes, views, functions or aggregates: their
+ * lookups find nothing and their iterators are empty; a remote backend sees the server's.
  * ============================================================================================== */
 
 /** Frees a schema snapshot, and with it all the metadata read from it.
@@ -5693,6 +5891,392 @@ CASS_EXPORT const CassValue *cass_column_meta_field_by_name(const CassColumnMeta
 CASS_EXPORT const CassValue *cass_column_meta_field_by_name_n(const CassColumnMeta *column_meta,
                                                               const char *name, size_t name_length);
 
+/** Gets the materialized view's name.
+ * @param[in] view_meta The view's metadata.
+ * @param[out] name Receives the name, not NUL-terminated.
+ * @param[out] name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_materialized_view_meta_name(const CassMaterializedViewMeta *view_meta,
+                                                  const char **name, size_t *name_length);
+
+/** Gets the table the materialized view is built on (its row's base_table_name).
+ * @param[in] view_meta The view's metadata.
+ * @return The base table's metadata.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassTableMeta *
+cass_materialized_view_meta_base_table(const CassMaterializedViewMeta *view_meta);
+
+/** Finds a column of the materialized view.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] column Column name, NUL-terminated.
+ * @return Its metadata, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassColumnMeta *
+cass_materialized_view_meta_column_by_name(const CassMaterializedViewMeta *view_meta,
+                                           const char *column);
+
+/** Same as cass_materialized_view_meta_column_by_name(), with the length given.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] column Column name.
+ * @param[in] column_length Length of column in bytes.
+ * @return Its metadata, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassColumnMeta *
+cass_materialized_view_meta_column_by_name_n(const CassMaterializedViewMeta *view_meta,
+                                             const char *column, size_t column_length);
+
+/** Counts the materialized view's columns.
+ * @param[in] view_meta The view's metadata.
+ * @return The count.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT size_t
+cass_materialized_view_meta_column_count(const CassMaterializedViewMeta *view_meta);
+
+/** Gets the view's column at index, in the order of cass_table_meta_column(): partition key,
+ * clustering columns, then the others by name.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] index Zero-based position.
+ * @return Its metadata, or NULL when index is out of range.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassColumnMeta *
+cass_materialized_view_meta_column(const CassMaterializedViewMeta *view_meta, size_t index);
+
+/** Counts the view's partition key columns.
+ * @param[in] view_meta The view's metadata.
+ * @return The count.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT size_t
+cass_materialized_view_meta_partition_key_count(const CassMaterializedViewMeta *view_meta);
+
+/** Gets the view's partition key column at index, in key order.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] index Zero-based position.
+ * @return Its metadata, or NULL when index is out of range.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassColumnMeta *
+cass_materialized_view_meta_partition_key(const CassMaterializedViewMeta *view_meta, size_t index);
+
+/** Counts the view's clustering columns.
+ * @param[in] view_meta The view's metadata.
+ * @return The count.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT size_t
+cass_materialized_view_meta_clustering_key_count(const CassMaterializedViewMeta *view_meta);
+
+/** Gets the view's clustering column at index, in key order.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] index Zero-based position.
+ * @return Its metadata, or NULL when index is out of range.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassColumnMeta *
+cass_materialized_view_meta_clustering_key(const CassMaterializedViewMeta *view_meta, size_t index);
+
+/** Gets the order of the view's clustering column at index.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] index Zero-based position.
+ * @return CASS_CLUSTERING_ORDER_ASC or _DESC; CASS_CLUSTERING_ORDER_NONE when index is out of
+ *     range.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT CassClusteringOrder cass_materialized_view_meta_clustering_key_order(
+    const CassMaterializedViewMeta *view_meta, size_t index);
+
+/** Reads a column of the view's row in system_schema.views ("base_table_name", "where_clause",
+ * "include_all_columns"...).
+ * @param[in] view_meta The view's metadata.
+ * @param[in] name Column name, NUL-terminated.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *
+cass_materialized_view_meta_field_by_name(const CassMaterializedViewMeta *view_meta,
+                                          const char *name);
+
+/** Same as cass_materialized_view_meta_field_by_name(), with the length given.
+ * @param[in] view_meta The view's metadata.
+ * @param[in] name Column name.
+ * @param[in] name_length Length of name in bytes.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *
+cass_materialized_view_meta_field_by_name_n(const CassMaterializedViewMeta *view_meta,
+                                            const char *name, size_t name_length);
+
+/** Gets the secondary index's name.
+ * @param[in] index_meta The index's metadata.
+ * @param[out] name Receives the name, not NUL-terminated.
+ * @param[out] name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_index_meta_name(const CassIndexMeta *index_meta, const char **name,
+                                      size_t *name_length);
+
+/** Gets the index's kind, read from its row's kind (KEYS, CUSTOM or COMPOSITES, in any case).
+ * @param[in] index_meta The index's metadata.
+ * @return The kind; CASS_INDEX_TYPE_UNKNOWN for any other.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT CassIndexType cass_index_meta_type(const CassIndexMeta *index_meta);
+
+/** Gets what the index covers: the "target" entry of its options ("v", "keys(m)"...).
+ * @param[in] index_meta The index's metadata.
+ * @param[out] target Receives the target, not NUL-terminated; "" when the options have none.
+ * @param[out] target_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_index_meta_target(const CassIndexMeta *index_meta, const char **target,
+                                        size_t *target_length);
+
+/** Gets the index's options, a map<text, text> value (its row's options).
+ * @param[in] index_meta The index's metadata.
+ * @return The value (null when the row's options are); NULL when the row has no options column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *cass_index_meta_options(const CassIndexMeta *index_meta);
+
+/** Reads a column of the index's row in system_schema.indexes ("kind", "options").
+ * @param[in] index_meta The index's metadata.
+ * @param[in] name Column name, NUL-terminated.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *cass_index_meta_field_by_name(const CassIndexMeta *index_meta,
+                                                           const char *name);
+
+/** Same as cass_index_meta_field_by_name(), with the length given.
+ * @param[in] index_meta The index's metadata.
+ * @param[in] name Column name.
+ * @param[in] name_length Length of name in bytes.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *cass_index_meta_field_by_name_n(const CassIndexMeta *index_meta,
+                                                             const char *name, size_t name_length);
+
+/** Gets the user-defined function's name, without its signature.
+ * @param[in] function_meta The function's metadata.
+ * @param[out] name Receives the name, not NUL-terminated.
+ * @param[out] name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_function_meta_name(const CassFunctionMeta *function_meta, const char **name,
+                                         size_t *name_length);
+
+/** Gets the function's name with its signature: "name(type1,type2)", the argument types as
+ * system_schema.functions writes them, blanks removed, separated by commas.
+ * @param[in] function_meta The function's metadata.
+ * @param[out] full_name Receives the full name, not NUL-terminated.
+ * @param[out] full_name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_function_meta_full_name(const CassFunctionMeta *function_meta,
+                                              const char **full_name, size_t *full_name_length);
+
+/** Gets the function's body, its source text.
+ * @param[in] function_meta The function's metadata.
+ * @param[out] body Receives the body, not NUL-terminated; "" when the row has none.
+ * @param[out] body_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_function_meta_body(const CassFunctionMeta *function_meta, const char **body,
+                                         size_t *body_length);
+
+/** Gets the language the function is written in ("java", "javascript").
+ * @param[in] function_meta The function's metadata.
+ * @param[out] language Receives the language, not NUL-terminated; "" when the row has none.
+ * @param[out] language_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_function_meta_language(const CassFunctionMeta *function_meta,
+                                             const char **language, size_t *language_length);
+
+/** Tells whether the function is called when an argument is null (CALLED ON NULL INPUT) rather
+ * than returning null (RETURNS NULL ON NULL INPUT).
+ * @param[in] function_meta The function's metadata.
+ * @return cass_true when it is called on null input.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT cass_bool_t
+cass_function_meta_called_on_null_input(const CassFunctionMeta *function_meta);
+
+/** Counts the function's arguments.
+ * @param[in] function_meta The function's metadata.
+ * @return The count.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT size_t cass_function_meta_argument_count(const CassFunctionMeta *function_meta);
+
+/** Gets the function's argument at index: its name and its type.
+ * @param[in] function_meta The function's metadata.
+ * @param[in] index Zero-based position.
+ * @param[out] name Receives the argument's name, not NUL-terminated.
+ * @param[out] name_length Receives its length.
+ * @param[out] type Receives its type (NULL when its type text does not parse).
+ * @return CASS_OK, or CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS when index is out of range (outputs left
+ *     as they were).
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT CassError cass_function_meta_argument(const CassFunctionMeta *function_meta,
+                                                  size_t index, const char **name,
+                                                  size_t *name_length, const CassDataType **type);
+
+/** Finds the type of the function's argument by the argument's name.
+ * @param[in] function_meta The function's metadata.
+ * @param[in] name Argument name, NUL-terminated.
+ * @return Its type, or NULL when there is no such argument.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_function_meta_argument_type_by_name(const CassFunctionMeta *function_meta, const char *name);
+
+/** Same as cass_function_meta_argument_type_by_name(), with the length given.
+ * @param[in] function_meta The function's metadata.
+ * @param[in] name Argument name.
+ * @param[in] name_length Length of name in bytes.
+ * @return Its type, or NULL when there is no such argument.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_function_meta_argument_type_by_name_n(const CassFunctionMeta *function_meta, const char *name,
+                                           size_t name_length);
+
+/** Gets the type the function returns.
+ * @param[in] function_meta The function's metadata.
+ * @return The type, or NULL when the row's return_type is missing or does not parse.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_function_meta_return_type(const CassFunctionMeta *function_meta);
+
+/** Reads a column of the function's row in system_schema.functions ("body", "language"...).
+ * @param[in] function_meta The function's metadata.
+ * @param[in] name Column name, NUL-terminated.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *cass_function_meta_field_by_name(const CassFunctionMeta *function_meta,
+                                                              const char *name);
+
+/** Same as cass_function_meta_field_by_name(), with the length given.
+ * @param[in] function_meta The function's metadata.
+ * @param[in] name Column name.
+ * @param[in] name_length Length of name in bytes.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *
+cass_function_meta_field_by_name_n(const CassFunctionMeta *function_meta, const char *name,
+                                   size_t name_length);
+
+/** Gets the user-defined aggregate's name, without its signature.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @param[out] name Receives the name, not NUL-terminated.
+ * @param[out] name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_aggregate_meta_name(const CassAggregateMeta *aggregate_meta,
+                                          const char **name, size_t *name_length);
+
+/** Gets the aggregate's name with its signature, "name(type1,type2)", formed as
+ * cass_function_meta_full_name() forms a function's.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @param[out] full_name Receives the full name, not NUL-terminated.
+ * @param[out] full_name_length Receives its length.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT void cass_aggregate_meta_full_name(const CassAggregateMeta *aggregate_meta,
+                                               const char **full_name, size_t *full_name_length);
+
+/** Counts the aggregate's arguments.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return The count.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT size_t cass_aggregate_meta_argument_count(const CassAggregateMeta *aggregate_meta);
+
+/** Gets the type of the aggregate's argument at index.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @param[in] index Zero-based position.
+ * @return The type, or NULL when index is out of range or its type text does not parse.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_aggregate_meta_argument_type(const CassAggregateMeta *aggregate_meta, size_t index);
+
+/** Gets the type the aggregate returns.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return The type, or NULL when the row's return_type is missing or does not parse.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_aggregate_meta_return_type(const CassAggregateMeta *aggregate_meta);
+
+/** Gets the type of the aggregate's state.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return The type, or NULL when the row's state_type is missing or does not parse.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassDataType *
+cass_aggregate_meta_state_type(const CassAggregateMeta *aggregate_meta);
+
+/** Gets the aggregate's state function: the function of the same keyspace named by its
+ * state_func whose arguments are the state type followed by the aggregate's arguments.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return Its metadata, or NULL when the snapshot has no such function.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassFunctionMeta *
+cass_aggregate_meta_state_func(const CassAggregateMeta *aggregate_meta);
+
+/** Gets the aggregate's final function: the function of the same keyspace named by its
+ * final_func that takes the state type alone.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return Its metadata, or NULL when the aggregate has none or the snapshot has no such function.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassFunctionMeta *
+cass_aggregate_meta_final_func(const CassAggregateMeta *aggregate_meta);
+
+/** Gets the aggregate's initial state (INITCOND): from Cassandra 3.0 on, its CQL literal as a
+ * text value; a blob initcond (older servers) reads as a value of the state type.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return The value, never NULL for an aggregate; null (cass_value_is_null()) when there is none.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *cass_aggregate_meta_init_cond(const CassAggregateMeta *aggregate_meta);
+
+/** Reads a column of the aggregate's row in system_schema.aggregates ("state_func",
+ * "initcond"...).
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @param[in] name Column name, NUL-terminated.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *
+cass_aggregate_meta_field_by_name(const CassAggregateMeta *aggregate_meta, const char *name);
+
+/** Same as cass_aggregate_meta_field_by_name(), with the length given.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @param[in] name Column name.
+ * @param[in] name_length Length of name in bytes.
+ * @return The value, or NULL when there is no such column.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: any thread; a snapshot is read-only. */
+CASS_EXPORT const CassValue *
+cass_aggregate_meta_field_by_name_n(const CassAggregateMeta *aggregate_meta, const char *name,
+                                    size_t name_length);
+
 /** Creates an iterator over the snapshot's keyspaces (cass_iterator_get_keyspace_meta()).
  * @param[in] schema_meta The schema snapshot.
  * @return A new iterator.
@@ -5748,6 +6332,90 @@ CASS_EXPORT CassIterator *cass_iterator_fields_from_table_meta(const CassTableMe
  * Threads: any thread; one thread at a time per iterator. */
 CASS_EXPORT CassIterator *cass_iterator_fields_from_column_meta(const CassColumnMeta *column_meta);
 
+/** Creates an iterator over the keyspace's materialized views, by name
+ * (cass_iterator_get_materialized_view_meta()).
+ * @param[in] keyspace_meta The keyspace's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_materialized_views_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta);
+
+/** Creates an iterator over the keyspace's user-defined functions, by full name
+ * (cass_iterator_get_function_meta()).
+ * @param[in] keyspace_meta The keyspace's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_functions_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta);
+
+/** Creates an iterator over the keyspace's user-defined aggregates, by full name
+ * (cass_iterator_get_aggregate_meta()).
+ * @param[in] keyspace_meta The keyspace's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_aggregates_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta);
+
+/** Creates an iterator over the table's secondary indexes, by name
+ * (cass_iterator_get_index_meta()).
+ * @param[in] table_meta The table's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *cass_iterator_indexes_from_table_meta(const CassTableMeta *table_meta);
+
+/** Creates an iterator over the materialized views built on the table, by name
+ * (cass_iterator_get_materialized_view_meta()).
+ * @param[in] table_meta The table's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_materialized_views_from_table_meta(const CassTableMeta *table_meta);
+
+/** Creates an iterator over the view's columns, in the order of
+ * cass_materialized_view_meta_column() (cass_iterator_get_column_meta()).
+ * @param[in] view_meta The view's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_columns_from_materialized_view_meta(const CassMaterializedViewMeta *view_meta);
+
+/** Creates an iterator over the columns of the view's row in system_schema.views.
+ * @param[in] view_meta The view's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_fields_from_materialized_view_meta(const CassMaterializedViewMeta *view_meta);
+
+/** Creates an iterator over the columns of the index's row in system_schema.indexes.
+ * @param[in] index_meta The index's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *cass_iterator_fields_from_index_meta(const CassIndexMeta *index_meta);
+
+/** Creates an iterator over the columns of the function's row in system_schema.functions.
+ * @param[in] function_meta The function's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_fields_from_function_meta(const CassFunctionMeta *function_meta);
+
+/** Creates an iterator over the columns of the aggregate's row in system_schema.aggregates.
+ * @param[in] aggregate_meta The aggregate's metadata.
+ * @return A new iterator.
+ * Ownership: the caller frees the iterator with cass_iterator_free(), before the snapshot.
+ * Threads: any thread; one thread at a time per iterator. */
+CASS_EXPORT CassIterator *
+cass_iterator_fields_from_aggregate_meta(const CassAggregateMeta *aggregate_meta);
+
 /** Gets the current keyspace of a keyspace iterator.
  * @param[in] iterator The iterator.
  * @return Its metadata.
@@ -5768,6 +6436,35 @@ CASS_EXPORT const CassTableMeta *cass_iterator_get_table_meta(const CassIterator
  * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
  * Threads: one thread at a time per iterator. */
 CASS_EXPORT const CassColumnMeta *cass_iterator_get_column_meta(const CassIterator *iterator);
+
+/** Gets the current view of a materialized view iterator.
+ * @param[in] iterator The iterator.
+ * @return Its metadata; NULL before the first item or for another kind of iterator.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: one thread at a time per iterator. */
+CASS_EXPORT const CassMaterializedViewMeta *
+cass_iterator_get_materialized_view_meta(const CassIterator *iterator);
+
+/** Gets the current function of a function iterator.
+ * @param[in] iterator The iterator.
+ * @return Its metadata; NULL before the first item or for another kind of iterator.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: one thread at a time per iterator. */
+CASS_EXPORT const CassFunctionMeta *cass_iterator_get_function_meta(const CassIterator *iterator);
+
+/** Gets the current aggregate of an aggregate iterator.
+ * @param[in] iterator The iterator.
+ * @return Its metadata; NULL before the first item or for another kind of iterator.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: one thread at a time per iterator. */
+CASS_EXPORT const CassAggregateMeta *cass_iterator_get_aggregate_meta(const CassIterator *iterator);
+
+/** Gets the current index of a secondary index iterator.
+ * @param[in] iterator The iterator.
+ * @return Its metadata; NULL before the first item or for another kind of iterator.
+ * Ownership: what is returned is borrowed from the snapshot; nothing is freed.
+ * Threads: one thread at a time per iterator. */
+CASS_EXPORT const CassIndexMeta *cass_iterator_get_index_meta(const CassIterator *iterator);
 
 /** Gets the name of the current field of a metadata field iterator.
  * @param[in] iterator The iterator.
@@ -5963,6 +6660,93 @@ CASS_EXPORT CassError cass_ssl_set_private_key_n(CassSsl *ssl, const char *key, 
  * Threads: one thread at a time per context. */
 CASS_EXPORT CassError cass_ssl_set_min_protocol_version(CassSsl *ssl,
                                                         CassSslTlsVersion min_version);
+
+/* ============================================================================================== *
+ * Authenticator
+ *
+ * The exchange one connection of the remote backend runs with a node that asks for
+ * authentication, through the callbacks of cass_cluster_set_authenticator_callbacks(). These
+ * functions are called from inside those callbacks, on the handle they are given, which lives
+ * until the cleanup callback returns. An embedded database authenticates nothing.
+ * ============================================================================================== */
+
+/** Gives the IP address of the node being authenticated.
+ * @param[in] auth The exchange.
+ * @param[out] address Receives the address (length 0 when the connection did not know it).
+ * Ownership: the address is copied out.
+ * Threads: the thread running the callback. */
+CASS_EXPORT void cass_authenticator_address(const CassAuthenticator *auth, CassInet *address);
+
+/** Gives the host name of the node being authenticated.
+ * @param[in] auth The exchange.
+ * @param[out] length Receives the name's length in bytes; may be NULL.
+ * @return The name, NUL-terminated ("" when the connection has none).
+ * Ownership: valid until the cleanup callback returns; owned by the exchange.
+ * Threads: the thread running the callback. */
+CASS_EXPORT const char *cass_authenticator_hostname(const CassAuthenticator *auth, size_t *length);
+
+/** Gives the server-side authenticator class the node named in its AUTHENTICATE message
+ * ("org.apache.cassandra.auth.PasswordAuthenticator", for one).
+ * @param[in] auth The exchange.
+ * @param[out] length Receives the name's length in bytes; may be NULL.
+ * @return The class name, NUL-terminated.
+ * Ownership: valid until the cleanup callback returns; owned by the exchange.
+ * Threads: the thread running the callback. */
+CASS_EXPORT const char *cass_authenticator_class_name(const CassAuthenticator *auth,
+                                                      size_t *length);
+
+/** Gives the data this exchange was given with cass_authenticator_set_exchange_data().
+ * @param[in] auth The exchange.
+ * @return That pointer; NULL until one is set.
+ * Ownership: the application's; the cleanup callback is the place to free it.
+ * Threads: the thread running the callback. */
+CASS_EXPORT void *cass_authenticator_exchange_data(CassAuthenticator *auth);
+
+/** Keeps a pointer for the later callbacks of this exchange (each connection has its own).
+ * @param[in] auth The exchange.
+ * @param[in] exchange_data Any pointer.
+ * Ownership: not taken; the application frees it, typically in the cleanup callback.
+ * Threads: the thread running the callback. */
+CASS_EXPORT void cass_authenticator_set_exchange_data(CassAuthenticator *auth, void *exchange_data);
+
+/** Makes the response token size bytes long and gives its buffer to write into: bytes already
+ * there are kept up to size, new ones are zero. Only in the initial and challenge callbacks.
+ * @param[in] auth The exchange.
+ * @param[in] size Length of the token in bytes.
+ * @return The buffer, or NULL outside those callbacks or when memory ran out (the exchange then
+ *     fails).
+ * Ownership: owned by the exchange; valid until the callback returns or the next call that sets
+ *     the response.
+ * Threads: the thread running the callback. */
+CASS_EXPORT char *cass_authenticator_response(CassAuthenticator *auth, size_t size);
+
+/** Sets the response token sent to the node. Only in the initial and challenge callbacks;
+ * elsewhere it does nothing. A callback that sets none sends an empty token.
+ * @param[in] auth The exchange.
+ * @param[in] response The token's bytes.
+ * @param[in] response_size Number of bytes.
+ * Ownership: the bytes are copied.
+ * Threads: the thread running the callback. */
+CASS_EXPORT void cass_authenticator_set_response(CassAuthenticator *auth, const char *response,
+                                                 size_t response_size);
+
+/** Fails the exchange: when the callback returns, the connection gives up and connecting fails
+ * with CASS_ERROR_SERVER_BAD_CREDENTIALS, its message ending with this one. An empty message
+ * (or NULL) sets no error, as in the driver.
+ * @param[in] auth The exchange.
+ * @param[in] message Why, NUL-terminated.
+ * Ownership: the message is copied (its first 399 bytes).
+ * Threads: the thread running the callback. */
+CASS_EXPORT void cass_authenticator_set_error(CassAuthenticator *auth, const char *message);
+
+/** Same as cass_authenticator_set_error(), with the length given.
+ * @param[in] auth The exchange.
+ * @param[in] message Why.
+ * @param[in] message_length Length of message in bytes.
+ * Ownership: the message is copied (its first 399 bytes).
+ * Threads: the thread running the callback. */
+CASS_EXPORT void cass_authenticator_set_error_n(CassAuthenticator *auth, const char *message,
+                                                size_t message_length);
 
 #ifdef __cplusplus
 } /* extern "C" */

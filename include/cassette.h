@@ -161,6 +161,22 @@ CASSETTE_EXPORT int cassette_cluster_set_map_size(struct CassCluster_ *cluster, 
 CASSETTE_EXPORT int cassette_cluster_set_prepared_cache_size(struct CassCluster_ *cluster,
                                                              uint64_t bytes);
 
+/*
+ * Compression of the frames a remote session exchanges with its nodes: "lz4"
+ * or "snappy" (protocol v3 and v4; v5 compresses its segments with lz4 only,
+ * so snappy leaves v5 uncompressed), "none" (the default). The same as the
+ * option ?compression=NAME of a cql:// URI. Embedded sessions exchange no
+ * frames: nothing changes.
+ * @param[in] cluster The cluster.
+ * @param[in] name The compression, NUL-terminated.
+ * @return 0, or CASS_ERROR_LIB_BAD_PARAMS for a NULL cluster or an unknown name (the cluster
+ *     is then unchanged).
+ * Ownership: nothing changes hands.
+ * Threads: one thread at a time per cluster.
+ */
+CASSETTE_EXPORT int cassette_cluster_set_compression(struct CassCluster_ *cluster,
+                                                     const char *name);
+
 /* ---- a connected session's database ---- */
 
 /*

@@ -22,6 +22,33 @@ static struct {
 static int n_tests;
 static uint64_t seed;
 static char tmpdir[256];
+static void remove_tree(const char *path);
+static void (*end_fns[8])(void);
+static int n_end_fns;
+
+void test_at_end(void (*fn)(void))
+{
+    for (int i = 0; i < n_end_fns; i++)
+        if (end_fns[i] == fn)
+            return;
+    if (n_end_fns < 8)
+        end_fns[n_end_fns++] = fn;
+}
+
+/* The end of a test in its child: the hooks, then the temporary directory. */
+static void test_end(void)
+{
+    while (n_end_fns > 0)
+        end_fns[--n_end_fns]();
+    if (tmpdir[0])
+        remove_tree(tmpdir);
+}
+
+int test_remote(void)
+{
+    const char *v = getenv("CASSETTE_TEST_REMOTE");
+    return v && *v && strcmp(v, "0") != 0;
+}
 
 void test_register(const char *name, test_fn fn)
 {
@@ -87,8 +114,7 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     fprintf(stdout, "FAIL - %s:%d: %s (seed=%" PRIu64 ")\n", file, line, msg, seed);
     fflush(stdout);
-    if (tmpdir[0])
-        remove_tree(tmpdir);
+    test_end();
     _exit(1);
 }
 
@@ -104,8 +130,7 @@ void test_skip(const char *fmt, ...)
     va_end(ap);
     fprintf(stdout, "# skipped: %s\n", msg);
     fflush(stdout);
-    if (tmpdir[0])
-        remove_tree(tmpdir);
+    test_end();
     _exit(SKIP_STATUS);
 }
 
@@ -125,8 +150,13 @@ int main(int argc, char **argv)
     seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     const char *t = getenv("CASSETTE_TEST_TIMEOUT");
     int timeout = t ? atoi(t) : 120;
-    const char *suite = strrchr(argv[0], '/');
-    suite = suite ? suite + 1 : argv[0];
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    /* the remote run's names: "[remote] NAME", the suite "NAME[remote]" (no space: tests/run.sh
+       reads "SUITE: N passed, N failed") */
+    const char *mode = test_remote() ? "[remote] " : "";
+    char suite[256];
+    snprintf(suite, sizeof suite, "%s%s", base, test_remote() ? "[remote]" : "");
     int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < n_tests; i++) {
         if (!selected(tests[i].name, argc, argv))
@@ -136,25 +166,25 @@ int main(int argc, char **argv)
         if (pid == 0) {
             alarm((unsigned)timeout);
             tests[i].fn();
-            if (tmpdir[0])
-                remove_tree(tmpdir);
+            test_end();
             fflush(stdout);
             exit(0); /* not _exit: LeakSanitizer checks at exit */
         }
         int status = 0;
         waitpid(pid, &status, 0);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            printf("ok - %s\n", tests[i].name);
+            printf("ok - %s%s\n", mode, tests[i].name);
             passed++;
         } else if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
-            printf("skip - %s\n", tests[i].name);
+            printf("skip - %s%s\n", mode, tests[i].name);
             skipped++;
         } else {
             if (WIFSIGNALED(status))
-                printf("FAIL - %s: killed by signal %d%s (seed=%" PRIu64 ")\n", tests[i].name,
-                       WTERMSIG(status), WTERMSIG(status) == SIGALRM ? " (timeout)" : "", seed);
+                printf("FAIL - %s%s: killed by signal %d%s (seed=%" PRIu64 ")\n", mode,
+                       tests[i].name, WTERMSIG(status),
+                       WTERMSIG(status) == SIGALRM ? " (timeout)" : "", seed);
             else
-                printf("FAIL - %s\n", tests[i].name);
+                printf("FAIL - %s%s\n", mode, tests[i].name);
             failed++;
         }
     }

@@ -32,6 +32,12 @@ uint64_t test_rand(uint64_t *state);
 int test_long(void);
 /* A fresh empty directory for this test (removed when the test ends). */
 const char *test_tmpdir(void);
+/* 1 in the remote mode (CASSETTE_TEST_REMOTE=1, the second run of the driver tests in
+   `make test`): tests/driver/remote_harness.c serves their databases by `cassette serve`,
+   and the runner names the tests "[remote] NAME". */
+int test_remote(void);
+/* Runs fn when the test ends: passed, failed or skipped (not when it crashes). At most 8. */
+void test_at_end(void (*fn)(void));
 
 #define TEST(name)                                                                        \
     static void name(void);                                                               \

@@ -9,6 +9,7 @@
 
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,13 @@ struct cql_conn {
     /* loop thread only: */
     uint8_t version;
     int segments;
+    int compress;       /* the compression STARTUP agreed on, from its answer on (v5: segments
+                           in lz4; v3/v4: frame bodies) */
     eng_buf in, frames;
     cql_tls_session *tls; /* with cfg.tls: the session's TLS */
     eng_buf raw;          /* TLS: ciphertext read, for OpenSSL */
     int started;          /* STARTUP sent (with TLS: once the handshake is done) */
+    void *auth_x;         /* the authenticator exchange under way (cfg.auth), or NULL */
     pending *streams[MAX_STREAMS];
     int16_t free_ids[MAX_STREAMS];
     int n_free;
@@ -145,7 +149,7 @@ static int seal(cql_conn *c, outbox *o)
 {
     if (!c->segments || !o->frames.len)
         return 0;
-    int rc = cql_proto_segments_put(&o->wire, o->frames.p, o->frames.len, 0);
+    int rc = cql_proto_segments_put(&o->wire, o->frames.p, o->frames.len, c->compress != 0);
     eng_buf_reset(&o->frames);
     return rc;
 }
@@ -160,7 +164,9 @@ static int add_frame(cql_conn *c, outbox *o, int16_t stream, uint8_t opcode, uin
         return -1;
     size_t at = cql_proto_request_begin_flags(into, c->version, stream, opcode, flags);
     eng_buf_put(into, body, len);
-    if (cql_proto_request_end(into, at, CQL_PROTO_COMPRESS_NONE))
+    if (cql_proto_request_end(into, at,
+                              c->segments ? CQL_PROTO_COMPRESS_NONE
+                                          : (cql_proto_compression)c->compress))
         return -1;
     /* a frame larger than a segment goes alone, cut across segments */
     if (c->segments && o->frames.len > CQL_PROTO_SEGMENT_MAX_PAYLOAD && seal(c, o))
@@ -274,8 +280,17 @@ static void on_wake(uv_async_t *a);
 
 /* ---- the handshake ---- */
 
+/* The authenticator exchange is over, whatever happened. */
+static void auth_end(cql_conn *c)
+{
+    if (c->auth_x && c->cfg.auth.end)
+        c->cfg.auth.end(c->auth_x);
+    c->auth_x = NULL;
+}
+
 static void handshake_done(cql_conn *c, int state, const eng_err *err)
 {
+    auth_end(c);
     pthread_mutex_lock(&c->lock);
     c->state = state;
     if (err)
@@ -302,9 +317,17 @@ static void send_startup(cql_conn *c)
     uint16_t n = 0;
     keys[n] = "CQL_VERSION";
     vals[n++] = "3.0.0";
-    for (uint16_t i = 0; i < c->cfg.n_startup && n < 16; i++, n++) {
+    for (uint16_t i = 0; i < c->cfg.n_startup && n < 15; i++, n++) {
         keys[n] = c->cfg.startup_keys[i];
         vals[n] = c->cfg.startup_vals[i];
+    }
+    /* v5 compresses segments, in lz4 only */
+    int comp = c->version >= 5 && c->cfg.compression != CQL_PROTO_COMPRESS_LZ4
+                   ? CQL_PROTO_COMPRESS_NONE
+                   : c->cfg.compression;
+    if (comp) {
+        keys[n] = "COMPRESSION";
+        vals[n++] = comp == CQL_PROTO_COMPRESS_LZ4 ? "lz4" : "snappy";
     }
     eng_buf body = ENG_BUF_INIT;
     cql_proto_put_startup(&body, keys, vals, n);
@@ -340,6 +363,59 @@ static void on_tcp_closed_retry(uv_handle_t *h)
     start_connect(c);
 }
 
+/* Sends tok (wiped and freed) as the AUTH_RESPONSE. */
+static void auth_respond(cql_conn *c, eng_buf *tok)
+{
+    eng_buf msg = ENG_BUF_INIT;
+    cql_proto_put_token(&msg, tok->p, (int32_t)tok->len);
+    if (tok->oom || msg.oom || write_frame(c, 0, CQL_PROTO_AUTH_RESPONSE, msg.p, msg.len))
+        handshake_fail(c, ENG_E_NOMEM, "out of memory connecting to %s:%d%s", "");
+    if (tok->p)
+        memset(tok->p, 0, tok->len);
+    if (msg.p)
+        memset(msg.p, 0, msg.len);
+    eng_buf_free(tok);
+    eng_buf_free(&msg);
+}
+
+/* AUTHENTICATE begins the application's exchange, AUTH_CHALLENGE goes on with it. */
+static void auth_step(cql_conn *c, const cql_proto_response *resp)
+{
+    eng_err e;
+    eng_err_clear(&e);
+    eng_buf tok = ENG_BUF_INIT;
+    int rc;
+    if (resp->opcode == CQL_PROTO_AUTHENTICATE) {
+        char cls[256];
+        int32_t n = resp->authenticator.len > 0 ? resp->authenticator.len : 0;
+        if (n >= (int32_t)sizeof cls)
+            n = (int32_t)sizeof cls - 1;
+        memcpy(cls, resp->authenticator.p ? (const char *)resp->authenticator.p : "", (size_t)n);
+        cls[n] = '\0';
+        const uint8_t *addr = NULL;
+        int alen = 0;
+        if (c->addr.ss_family == AF_INET) {
+            addr = (const uint8_t *)&((const struct sockaddr_in *)&c->addr)->sin_addr;
+            alen = 4;
+        } else if (c->addr.ss_family == AF_INET6) {
+            addr = (const uint8_t *)&((const struct sockaddr_in6 *)&c->addr)->sin6_addr;
+            alen = 16;
+        }
+        rc = c->cfg.auth.begin(c->cfg.auth.ctx, addr, alen, c->host, cls, &c->auth_x, &e);
+        if (!rc)
+            rc = c->cfg.auth.initial(c->auth_x, &tok, &e);
+    } else {
+        rc = c->cfg.auth.challenge(c->auth_x, resp->token.p, resp->token.len, &tok, &e);
+    }
+    if (rc) {
+        eng_buf_free(&tok);
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        handshake_done(c, ST_FAILED, &e);
+        return;
+    }
+    auth_respond(c, &tok);
+}
+
 static void handshake_answer(cql_conn *c, const cql_proto_header *h, const uint8_t *body,
                              size_t len)
 {
@@ -363,8 +439,12 @@ static void handshake_answer(cql_conn *c, const cql_proto_header *h, const uint8
         }
     } else if (resp.opcode == CQL_PROTO_READY || resp.opcode == CQL_PROTO_AUTHENTICATE) {
         c->segments = c->version >= 5; /* v5 frames travel in segments from here on */
+        if (c->cfg.compression && (c->version < 5 || c->cfg.compression == CQL_PROTO_COMPRESS_LZ4))
+            c->compress = c->cfg.compression; /* and compressed, when STARTUP asked */
         if (resp.opcode == CQL_PROTO_READY) {
             handshake_done(c, ST_READY, NULL);
+        } else if (c->cfg.auth.begin) {
+            auth_step(c, &resp);
         } else if (!c->user) {
             handshake_fail(c, CQL_E_AUTH_NEEDED,
                            "Host %s:%d requires authentication (%s), but no credentials were "
@@ -372,21 +452,25 @@ static void handshake_answer(cql_conn *c, const cql_proto_header *h, const uint8
                            "org.apache.cassandra.auth.PasswordAuthenticator");
         } else {
             /* SASL PLAIN: no authorization id, NUL, user, NUL, password */
-            eng_buf tok = ENG_BUF_INIT, msg = ENG_BUF_INIT;
+            eng_buf tok = ENG_BUF_INIT;
             eng_buf_put_u8(&tok, 0);
             eng_buf_put_str(&tok, c->user);
             eng_buf_put_u8(&tok, 0);
             eng_buf_put_str(&tok, c->password ? c->password : "");
-            cql_proto_put_token(&msg, tok.p, (int32_t)tok.len);
-            if (tok.oom || msg.oom || write_frame(c, 0, CQL_PROTO_AUTH_RESPONSE, msg.p, msg.len))
-                handshake_fail(c, ENG_E_NOMEM, "out of memory connecting to %s:%d%s", "");
-            if (tok.p)
-                memset(tok.p, 0, tok.len);
-            eng_buf_free(&tok);
-            eng_buf_free(&msg);
+            auth_respond(c, &tok);
         }
+    } else if (resp.opcode == CQL_PROTO_AUTH_CHALLENGE && c->auth_x) {
+        auth_step(c, &resp);
     } else if (resp.opcode == CQL_PROTO_AUTH_SUCCESS) {
-        handshake_done(c, ST_READY, NULL);
+        eng_err e;
+        eng_err_clear(&e);
+        if (c->auth_x && c->cfg.auth.success &&
+            c->cfg.auth.success(c->auth_x, resp.token.p, resp.token.len, &e)) {
+            uv_read_stop((uv_stream_t *)&c->tcp);
+            handshake_done(c, ST_FAILED, &e);
+        } else {
+            handshake_done(c, ST_READY, NULL);
+        }
     } else {
         handshake_fail(c, ENG_E_PROTOCOL, "Unexpected answer from %s:%d during the handshake%s",
                        "");
@@ -399,8 +483,21 @@ static void handshake_answer(cql_conn *c, const cql_proto_header *h, const uint8
 
 static void answer(cql_conn *c, const cql_proto_header *h, const uint8_t *body, size_t len)
 {
+    if (h->stream < 0 && h->opcode == CQL_PROTO_EVENT && c->cfg.on_event) {
+        eng_arena a;
+        eng_arena_init(&a, 512);
+        cql_proto_response ev;
+        eng_err err;
+        eng_err_clear(&err);
+        if (!cql_proto_response_decode(h, body, len, NULL, 0, &a, &ev, &err)) {
+            c->cfg.on_event(c->cfg.event_arg, &ev);
+            cql_result_free(ev.result);
+        }
+        eng_arena_free(&a);
+        return;
+    }
     if (h->stream <= 0 || !c->streams[h->stream])
-        return; /* an event (stream -1), or an answer nobody waits for */
+        return; /* an event nobody listens to, or an answer nobody waits for */
     pending *p = c->streams[h->stream];
     c->streams[h->stream] = NULL;
     c->free_ids[c->n_free++] = h->stream;
@@ -455,18 +552,34 @@ static size_t take_frames(cql_conn *c, const uint8_t *p, size_t n)
         if (n - used - CQL_PROTO_HEADER_LEN < h.length)
             break;
         const uint8_t *body = p + used + CQL_PROTO_HEADER_LEN;
+        size_t body_len = h.length;
         used += CQL_PROTO_HEADER_LEN + h.length;
+        eng_buf plain = ENG_BUF_INIT;
+        eng_err derr;
+        eng_err_clear(&derr);
+        if (h.flags & CQL_PROTO_FLAG_COMPRESSION) { /* v3/v4 with COMPRESSION agreed */
+            if (!c->compress || c->segments ||
+                cql_proto_decompress((cql_proto_compression)c->compress, body, body_len, MAX_BODY,
+                                     &plain, &derr)) {
+                eng_buf_free(&plain);
+                lost(c, "a compressed frame that does not decompress");
+                return n;
+            }
+            body = plain.p;
+            body_len = plain.len;
+            h.flags &= (uint8_t)~CQL_PROTO_FLAG_COMPRESSION;
+        }
         int handshake;
         pthread_mutex_lock(&c->lock);
         handshake = c->state == ST_CONNECTING;
         pthread_mutex_unlock(&c->lock);
-        if (handshake) {
-            handshake_answer(c, &h, body, h.length);
-            if (c->segments) /* what follows is in segments */
-                break;
-        } else {
-            answer(c, &h, body, h.length);
-        }
+        if (handshake)
+            handshake_answer(c, &h, body, body_len);
+        else
+            answer(c, &h, body, body_len);
+        eng_buf_free(&plain);
+        if (handshake && c->segments) /* what follows is in segments */
+            break;
     }
     return used;
 }
@@ -481,12 +594,13 @@ static void consume(eng_buf *b, size_t n)
 
 static void take_segments(cql_conn *c)
 {
-    size_t hlen = cql_proto_segment_header_len(0), used = 0;
+    int lz4 = c->compress != 0;
+    size_t hlen = cql_proto_segment_header_len(lz4), used = 0;
     while (c->in.len - used >= hlen) {
         cql_proto_segment_header sh;
         eng_err err;
         eng_err_clear(&err);
-        if (cql_proto_segment_header_decode(c->in.p + used, 0, &sh, &err)) {
+        if (cql_proto_segment_header_decode(c->in.p + used, lz4, &sh, &err)) {
             lost(c, err.msg);
             return;
         }
@@ -494,7 +608,7 @@ static void take_segments(cql_conn *c)
         if (c->in.len - used < whole)
             break;
         if (c->frames.len + sh.payload_len > MAX_BODY + CQL_PROTO_HEADER_LEN ||
-            cql_proto_segment_payload_decode(c->in.p + used + hlen, &sh, 0, &c->frames, &err)) {
+            cql_proto_segment_payload_decode(c->in.p + used + hlen, &sh, lz4, &c->frames, &err)) {
             lost(c, err.msg[0] ? err.msg : "a frame larger than the limit");
             return;
         }
@@ -651,6 +765,13 @@ static void on_tick(uv_timer_t *t)
 static void thread_main(void *arg)
 {
     cql_conn *c = arg;
+    /* A write to a socket the server closed raises SIGPIPE in the writing thread, whose default
+       action ends the process: blocked here (the write fails with EPIPE instead), as the
+       driver's I/O threads block it. The application's own handling stays as it set it. */
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, NULL);
     uv_update_time(&c->loop);
     c->cfg.connect_timeout_ms += (unsigned)uv_now(&c->loop); /* as a deadline from here */
     start_connect(c);
@@ -663,6 +784,7 @@ static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
 static void conn_free(cql_conn *c)
 {
+    auth_end(c);
     eng_buf_free(&c->in);
     eng_buf_free(&c->frames);
     eng_buf_free(&c->raw);

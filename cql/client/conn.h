@@ -20,11 +20,39 @@
 
 typedef struct cql_conn cql_conn;
 
+/*
+ * A server's EVENT (on a connection that REGISTERed): ev->event_type, event_change,
+ * event_node, and for SCHEMA_CHANGE ev->result (borrowed). Runs on the connection's thread;
+ * it must not wait for a request of that connection.
+ */
+typedef void (*cql_conn_event)(void *arg, const cql_proto_response *ev);
+
+/*
+ * An authenticator exchange, the driver's (CassAuthenticator callbacks, or PasswordAuthenticator's
+ * SASL PLAIN from credentials): the connection calls begin on AUTHENTICATE (the server's
+ * authenticator class; the peer's address bytes, 4 or 16, and host name), initial for the
+ * first AUTH_RESPONSE token, challenge on each AUTH_CHALLENGE, success on AUTH_SUCCESS, and end
+ * once per begin however the handshake stops. Each step gives 0 (and the token in response)
+ * or an error with err. All run on the connection's thread.
+ */
+typedef struct cql_conn_auth {
+    void *ctx;
+    int (*begin)(void *ctx, const uint8_t *addr, int addr_len, const char *hostname,
+                 const char *class_name, void **exchange, eng_err *err);
+    int (*initial)(void *exchange, eng_buf *response, eng_err *err);
+    int (*challenge)(void *exchange, const uint8_t *token, int32_t len, eng_buf *response,
+                     eng_err *err);
+    int (*success)(void *exchange, const uint8_t *token, int32_t len, eng_err *err);
+    void (*end)(void *exchange);
+} cql_conn_auth;
+
 typedef struct cql_conn_config {
     const char *host;            /* a name or an address */
     int port;                    /* 0: 9042 */
     uint8_t max_version;         /* the first version tried (0: 5) */
-    const char *user, *password; /* PasswordAuthenticator's credentials, or NULL */
+    const char *user, *password; /* PasswordAuthenticator's credentials, or NULL (when auth
+                                    has no begin) */
+    cql_conn_auth auth;          /* the authenticator exchange (begin NULL: user/password) */
     unsigned connect_timeout_ms; /* the whole handshake (0: 5000) */
     unsigned request_timeout_ms; /* a request without an answer fails after it (0: none) */
     const char *const *startup_keys; /* STARTUP options besides CQL_VERSION */
@@ -32,6 +60,10 @@ typedef struct cql_conn_config {
     uint16_t n_startup;
     cql_tls_client *tls;             /* TLS with this context (borrowed: it must outlive the
                                         connection), or NULL for plain TCP */
+    cql_conn_event on_event;         /* EVENT frames, or NULL: dropped */
+    void *event_arg;
+    int compression;                 /* cql_proto_compression to ask for in STARTUP (lz4 or
+                                        snappy; v5 compresses segments with lz4 only), or 0 */
 } cql_conn_config;
 
 

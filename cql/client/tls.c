@@ -70,7 +70,10 @@ int cql_tls_client_new(const cql_tls_client_config *cfg, cql_tls_client **out, e
     }
     if (!rc && cfg->key && cfg->key_len) {
         BIO *b = BIO_new_mem_buf(cfg->key, (int)cfg->key_len);
-        EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+        /* the password as the callback's data: OpenSSL never prompts for one */
+        char none[1] = "";
+        void *pw = cfg->key_password ? (void *)(uintptr_t)cfg->key_password : none;
+        EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, pw) : NULL;
         if (!k || SSL_CTX_use_PrivateKey(t->ctx, k) != 1)
             rc = fail(err, "cannot load the client key");
         EVP_PKEY_free(k);

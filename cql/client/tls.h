@@ -30,6 +30,8 @@ typedef struct cql_tls_client_config {
     size_t trusted_len;
     const uint8_t *cert, *key; /* the client's PEM certificate and key (NULL: none) */
     size_t cert_len, key_len;
+    const char *key_password; /* an encrypted key's password, NUL-terminated, or NULL: none
+                                 (never asked for on a terminal) */
     int verify;             /* CQL_TLS_VERIFY_* bits */
     int min_tls12;          /* 1: TLS 1.2 or later (the default), 0: OpenSSL's minimum */
 } cql_tls_client_config;

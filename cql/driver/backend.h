@@ -62,6 +62,21 @@ typedef struct cql_request {
                                      as Cassandra's default query handler ignores it */
     const eng_val *payload_names;
     const eng_val *payload_values;
+    int tracing;                  /* trace it: the result's tracing_id names the trace session
+                                     (remote: the frame's tracing flag; embedded: system_traces) */
+    /* Routing, retries and speculative executions: the remote backend's (embedded: unused) */
+    int idempotent;               /* may run more than once: retried elsewhere, speculated on */
+    const CassExecProfile *profile; /* the execution profile it names, or NULL: the cluster's
+                                       load balancing, filters and speculative policy */
+    const CassRetryPolicy *retry_policy; /* the statement's, else its profile's, else the
+                                            cluster's; NULL: the default policy */
+    const char *keyspace;         /* the statement's keyspace (for routing), or NULL */
+    const size_t *key_indices;    /* a simple statement's routing key markers, or NULL */
+    uint32_t n_key_indices;
+    const char *host;             /* cass_statement_set_host: the only node to run it on, or
+                                     NULL; host_port its port */
+    int host_port;
+    CassNode *coordinator;        /* out (or NULL): the node that answered, set before done */
 } cql_request;
 
 /* A BATCH: statements (their timestamps and levels unused: the batch's apply). */
@@ -76,6 +91,12 @@ typedef struct cql_batch_request {
     uint16_t n_payload;           /* the batch's custom payload: as cql_request's */
     const eng_val *payload_names;
     const eng_val *payload_values;
+    int tracing;                  /* as cql_request's */
+    int idempotent;               /* as cql_request's; routing by its first statement's key */
+    const CassExecProfile *profile;
+    const CassRetryPolicy *retry_policy;
+    const char *keyspace;
+    CassNode *coordinator;
 } cql_batch_request;
 
 /*
@@ -120,6 +141,9 @@ struct cql_backend_ops {
     int (*clock_real)(cql_backend *b);
     int (*reset)(cql_backend *b);
     int (*snapshot)(cql_backend *b, const char *dir);
+    /* The connections and error counts of cass_session_get_metrics and the speculative
+       executions of cass_session_get_speculative_execution_metrics (NULL: none). */
+    void (*metrics)(cql_backend *b, CassMetrics *m, CassSpeculativeExecutionMetrics *spec);
 };
 
 extern const cql_backend_ops cql_backend_local;

@@ -389,6 +389,7 @@ static void request_options(const cql_request *req, cql_exec_options *o)
     o->timestamp = req->timestamp;
     o->consistency = req->consistency;
     o->serial_consistency = req->serial_consistency;
+    o->trace = req->tracing; /* the executor fills the result's tracing_id */
 }
 
 /* The executor's statement of an EXECUTE: the handle, or the text prepared here. */
@@ -502,6 +503,7 @@ static void local_execute_batch(cql_backend *b, const cql_batch_request *req,
         os[i].timestamp = ENG_TS_NONE;
         os[i].consistency = req->consistency;
         os[i].serial_consistency = req->serial_consistency;
+        os[i].trace = i == 0 && req->tracing; /* options[0]'s trace the batch */
     }
     if (!rc) {
         durable_wait *w = n ? arm_durable(b, &os[0], done, arg) : NULL;
@@ -527,21 +529,15 @@ static void local_execute_batch(cql_backend *b, const cql_batch_request *req,
 
 static int local_schema_rows(cql_backend *b, int table, cql_result **out, eng_err *err)
 {
-    static const char *const queries[CQL_DRV_SCHEMA_N] = {
-        [CQL_DRV_SCHEMA_KEYSPACES] = "SELECT * FROM system_schema.keyspaces",
-        [CQL_DRV_SCHEMA_TABLES] = "SELECT * FROM system_schema.tables",
-        [CQL_DRV_SCHEMA_COLUMNS] = "SELECT * FROM system_schema.columns",
-        [CQL_DRV_SCHEMA_TYPES] = "SELECT * FROM system_schema.types",
-        [CQL_DRV_SCHEMA_LOCAL] = "SELECT * FROM system.local",
-    };
+    const char *query = cql_drv_schema_query(table);
     *out = NULL;
-    if (table < 0 || table >= CQL_DRV_SCHEMA_N)
+    if (!query)
         return eng_errorf(err, ENG_E_INVALID, "no schema table %d", table);
     exec_slot *slot;
     int rc = slot_get(b, &slot, err);
     if (rc)
         return rc;
-    rc = cql_query(slot->s, queries[table], strlen(queries[table]), NULL, out, err);
+    rc = cql_query(slot->s, query, strlen(query), NULL, out, err);
     slot_put(b, slot, NULL);
     return rc;
 }

@@ -31,6 +31,10 @@
  * The pool, reconnection, routing and filter setters are cluster_settings.c's;
  * their fields are initialized, copied and freed here.
  *
+ * Authentication: plain-text credentials are kept here; authenticator callbacks
+ * are authenticator.c's, held as a reference that copies share. Setting one
+ * drops the other, as the driver keeps a single auth provider per cluster.
+ *
  * Also here: cassette.h's cluster options for opening an embedded database
  * (durability, map size, statement cache), which the embedded backend
  * (backend_local.c) reads when it connects.
@@ -125,7 +129,10 @@ void cass_cluster_free(CassCluster *cluster)
         return;
     eng_free(cluster->contact_points);
     eng_free(cluster->username);
+    if (cluster->password)
+        memset(cluster->password, 0, strlen(cluster->password));
     eng_free(cluster->password);
+    cql_drv_auth_provider_unref(cluster->auth); /* the last one runs the data cleanup */
     eng_free(cluster->application_name);
     eng_free(cluster->application_version);
     cass_timestamp_gen_free(cluster->timestamp_gen);
@@ -163,6 +170,7 @@ CassCluster *cql_drv_cluster_copy(const CassCluster *c)
     d->timestamp_gen = cql_drv_timestamp_gen_ref(c->timestamp_gen);
     d->retry_policy = cql_drv_retry_policy_ref(c->retry_policy);
     d->ssl = cql_drv_ssl_ref(c->ssl);
+    d->auth = cql_drv_auth_provider_ref(c->auth); /* the callbacks' data is shared, not copied */
     if (copy_str(c->contact_points, &d->contact_points) || copy_str(c->username, &d->username) ||
         copy_str(c->password, &d->password) ||
         copy_str(c->application_name, &d->application_name) ||
@@ -360,6 +368,12 @@ void cass_cluster_set_credentials_n(CassCluster *cluster, const char *username,
         return;
     set_str_n(&cluster->username, username, username_length);
     set_str_n(&cluster->password, password, password_length);
+    /* Credentials replace authenticator callbacks: the driver keeps one auth provider. */
+    if (cluster->username && cluster->password) {
+        cql_drv_auth_provider *old = cluster->auth;
+        cluster->auth = NULL;
+        cql_drv_auth_provider_unref(old);
+    }
 }
 
 void cass_cluster_set_load_balance_round_robin(CassCluster *cluster)
@@ -781,20 +795,15 @@ void cass_retry_policy_free(CassRetryPolicy *policy)
 
 /* ---- TLS contexts ---- */
 
-typedef struct ssl_impl {
-    CassSsl pub;      /* first */
-    eng_buf password; /* of the private key, kept with it for the remote backend */
-} ssl_impl;
-
 static CassSsl *ssl_new(void)
 {
-    ssl_impl *s = eng_calloc(1, sizeof *s);
+    CassSsl *s = eng_calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    atomic_init(&s->pub.refs, 1);
-    s->pub.verify_flags = CASS_SSL_VERIFY_PEER_CERT;
-    s->pub.min_version = CASS_SSL_VERSION_TLS1;
-    return &s->pub;
+    atomic_init(&s->refs, 1);
+    s->verify_flags = CASS_SSL_VERIFY_PEER_CERT;
+    s->min_version = CASS_SSL_VERSION_TLS1;
+    return s;
 }
 
 CassSsl *cass_ssl_new(void)
@@ -819,17 +828,16 @@ void cass_ssl_free(CassSsl *ssl)
 {
     if (!ssl || atomic_fetch_sub(&ssl->refs, 1) != 1)
         return;
-    ssl_impl *s = (ssl_impl *)ssl;
     eng_buf_free(&ssl->trusted);
     eng_buf_free(&ssl->cert);
     /* Key material does not linger in freed memory. */
     if (ssl->key.p)
         memset(ssl->key.p, 0, ssl->key.cap);
-    if (s->password.p)
-        memset(s->password.p, 0, s->password.cap);
+    if (ssl->key_password.p)
+        memset(ssl->key_password.p, 0, ssl->key_password.cap);
     eng_buf_free(&ssl->key);
-    eng_buf_free(&s->password);
-    eng_free(s);
+    eng_buf_free(&ssl->key_password);
+    eng_free(ssl);
 }
 
 /* One PEM block found in a text. */
@@ -1031,10 +1039,9 @@ CassError cass_ssl_set_private_key_n(CassSsl *ssl, const char *key, size_t key_l
     /* An encrypted key cannot be read without its password. */
     if ((b.encrypted || label_is(&b, "ENCRYPTED PRIVATE KEY")) && password_length == 0)
         return CASS_ERROR_SSL_INVALID_PRIVATE_KEY;
-    ssl_impl *s = (ssl_impl *)ssl;
     CassError rc = keep_text(&ssl->key, key, key_length, 0);
     if (rc == CASS_OK)
-        rc = keep_text(&s->password, password ? password : "", password_length, 0);
+        rc = keep_text(&ssl->key_password, password ? password : "", password_length, 0);
     return rc;
 }
 

@@ -10,9 +10,11 @@
  * in the CassCluster (driver_int.h), whose copy a session takes when it
  * connects (cql_drv_cluster_copy). None of them changes the embedded backend:
  * one in-process database has no pools, hosts, reconnections or routing. The
- * remote backend today opens one connection and reconnects on demand, so it
- * reads none of them yet either; they are kept for its pools and routing to
- * come (issue 12).
+ * remote backend (remote_cluster.c, backend_remote.c) reads the pool size,
+ * reconnection policy, load balancing, filters, token-aware routing,
+ * speculative policy, preparation on all hosts and the host listener; the
+ * rest (I/O threads and queues, coalescing, latency-aware routing, tracing
+ * waits, ...) is recorded only (docs/api.md says which).
  *
  * The setters the driver deprecated and ignores (max connections per host,
  * concurrent creation, the water marks, the event queue) are accepted and
@@ -25,12 +27,14 @@
  * a void setter) where the driver would crash.
  */
 #include <string.h>
+#include <strings.h>
 
+#include "cassette.h"
 #include "cql/driver/driver_int.h"
 
 #define BAD CASS_ERROR_LIB_BAD_PARAMS
 
-/* ---- pools and I/O: kept for the remote backend ---- */
+/* ---- pools and I/O (the remote backend's core connections per host) ---- */
 
 CassError cass_cluster_set_queue_size_io(CassCluster *cluster, unsigned queue_size)
 {
@@ -124,7 +128,7 @@ CassError cass_cluster_set_max_reusable_write_objects(CassCluster *cluster, unsi
     return CASS_OK;
 }
 
-/* ---- reconnection: kept for the remote backend (today it reconnects on demand) ---- */
+/* ---- reconnection: the remote backend's monitor waits as the policy says ---- */
 
 void cass_cluster_set_constant_reconnect(CassCluster *cluster, cass_uint64_t delay_ms)
 {
@@ -361,7 +365,7 @@ void cass_cluster_set_blacklist_dc_filtering_n(CassCluster *cluster, const char 
                                                                   dcs_length);
 }
 
-/* ---- speculative executions: kept for the remote backend ---- */
+/* ---- speculative executions: the remote backend's, for idempotent requests ---- */
 
 CassError cass_cluster_set_constant_speculative_execution_policy(CassCluster *cluster,
                                                                  cass_int64_t constant_delay_ms,
@@ -421,4 +425,34 @@ CassError cass_cluster_set_cloud_secure_connection_bundle_no_ssl_lib_init_n(Cass
                                                                             size_t path_length)
 {
     return refuse_bundle(cluster, path, path_length);
+}
+
+CassError cass_cluster_set_host_listener_callback(CassCluster *cluster,
+                                                  CassHostListenerCallback callback, void *data)
+{
+    if (!cluster)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    cluster->host_listener = callback;
+    cluster->host_listener_data = data;
+    return CASS_OK;
+}
+
+int cql_drv_compression_by_name(const char *name, size_t len)
+{
+    if (len == 3 && !strncasecmp(name, "lz4", 3))
+        return CQL_DRV_COMPRESS_LZ4;
+    if (len == 6 && !strncasecmp(name, "snappy", 6))
+        return CQL_DRV_COMPRESS_SNAPPY;
+    if (len == 4 && !strncasecmp(name, "none", 4))
+        return CQL_DRV_COMPRESS_NONE;
+    return -1;
+}
+
+int cassette_cluster_set_compression(CassCluster *cluster, const char *name)
+{
+    int c = cluster && name ? cql_drv_compression_by_name(name, strlen(name)) : -1;
+    if (c < 0)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    cluster->compression = c;
+    return 0;
 }

@@ -306,7 +306,7 @@ static inline void cql_drv_val_of_null(cql_drv_val *v) { v->kind = CQL_DRV_VAL_N
  *   params_n, make_n  the same for the length-taking form: cass_X_<suffix>_n and every
  *                 _by_name_n; equal to params/make for values that have no such form
  *   has_n         CQL_DRV_YES when <suffix>_n functions exist (string, custom)
- *   in_statement  CQL_DRV_YES when statements bind it (custom binds come later)
+ *   in_statement  CQL_DRV_YES when statements bind it (every row today)
  *   accepts       the CQL types that take it (driver: data_type.hpp IsValidDataType<T>), and
  *                 the types cass_value_get_<suffix> reads when the row has `get`
  *   get, size     CQL_DRV_YES when the value has a fixed size of `size` bytes, read back by the
@@ -355,7 +355,7 @@ static inline void cql_drv_val_of_null(cql_drv_val *v) { v->kind = CQL_DRV_VAL_N
       (, const char *class_name, size_t class_name_length, const cass_byte_t *value,               \
        size_t value_size),                                                                         \
       ((cql_drv_custom){class_name, class_name_length, value, value_size}),                        \
-      CQL_DRV_YES, CQL_DRV_NO, CQL_DRV_VT(CUSTOM), CQL_DRV_NO, 0)                                  \
+      CQL_DRV_YES, CQL_DRV_YES, CQL_DRV_VT(CUSTOM), CQL_DRV_NO, 0)                                 \
     X(uuid, CassUuid, (, CassUuid value), (value), (, CassUuid value), (value),                    \
       CQL_DRV_NO, CQL_DRV_YES, CQL_DRV_VT(UUID) | CQL_DRV_VT(TIMEUUID), CQL_DRV_YES, 16)           \
     X(inet, CassInet, (, CassInet value), (value), (, CassInet value), (value),                    \

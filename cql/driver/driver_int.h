@@ -236,6 +236,10 @@ void cql_drv_use_query(eng_buf *q, const char *ks, size_t len);
  * One allocation with its first value slots (statement.c): len and off point after the struct
  * until cass_statement_reset_parameters gives them a block of their own (slots_block).
  */
+/* The most markers a simple statement's routing key names (cass_statement_add_key_index):
+   a partition key has at most that many components in any schema seen in practice. */
+#define CQL_DRV_MAX_KEY_INDICES 16
+
 struct CassStatement_ {
     char *query;              /* simple: owned copy of the text; bound: NULL (runs the prepared) */
     size_t query_len;
@@ -258,6 +262,13 @@ struct CassStatement_ {
                                  not inherited by bound statements nor by a batch's copies */
     size_t profile_len;
     CassCustomPayload *payload; /* owned copy, or NULL; not kept by a batch's copies */
+    cass_bool_t tracing;      /* not kept by a batch's copies */
+    /* routing (the remote backend's): */
+    size_t key_indices[CQL_DRV_MAX_KEY_INDICES]; /* simple: markers of the routing key */
+    unsigned n_key_indices;
+    char host[CASS_INET_STRING_LENGTH]; /* cass_statement_set_host: the node ("" for none) */
+    int host_port;
+    CassRetryPolicy *retry_policy; /* reference, or NULL: the profile's or cluster's */
 };
 
 /*
@@ -287,6 +298,8 @@ struct CassBatch_ {
     char *profile;            /* execution profile name: owned, NUL-terminated, or NULL (none) */
     size_t profile_len;
     CassCustomPayload *payload; /* owned copy, or NULL */
+    cass_bool_t tracing;
+    CassRetryPolicy *retry_policy; /* reference, or NULL: the profile's or cluster's */
 };
 
 struct cql_request;
@@ -322,6 +335,12 @@ struct CassErrorResult_ {
     char **arg_types;
 };
 
+/* A node, as cass_future_coordinator names it and cass_statement_set_node takes it. */
+struct CassNode_ {
+    CassInet address;
+    int port;
+};
+
 struct CassFuture_ {
     _Atomic int refs;            /* the caller's and, while running, the producer's */
     cql_drv_future_kind kind;
@@ -338,6 +357,9 @@ struct CassFuture_ {
     void *callback_data;
     void *producer;              /* whoever completes it later keeps its own context here
                                     (session.c: the session whose request it is) */
+    uint64_t started_us;         /* session.c: when the request began (latency metrics) */
+    CassNode coordinator;        /* the node that answered (remote; set before the outcome;
+                                    address_length 0: none) */
 };
 
 CassFuture *cql_drv_future_new(cql_drv_future_kind kind);
@@ -390,7 +412,7 @@ typedef enum cql_drv_spec {
  * profile and the cluster's never share anything but retry-policy references. Request settings
  * (consistency, serial consistency, request timeout) are "not set" at their sentinel and then
  * come from the cluster; the routing, filtering, retry and speculative settings are validated
- * as the driver validates them and kept for the remote backend (one node embedded: nothing to
+ * as the driver validates them and used by the remote backend (one node embedded: nothing to
  * route, filter, retry or speculate on).
  */
 struct CassExecProfile_ {
@@ -454,7 +476,10 @@ struct CassCluster_ {
     unsigned num_threads_io;
     unsigned connect_timeout_ms, request_timeout_ms, schema_wait_ms;
     unsigned heartbeat_s, idle_timeout_s;
-    char *username, *password;
+    char *username, *password;          /* plain-text credentials (set_credentials), or NULL */
+    struct cql_drv_auth_provider *auth; /* reference: set_authenticator_callbacks, or NULL; at
+                                           most one of auth and username is set, the last
+                                           call's, as the driver keeps one auth provider */
     cass_bool_t token_aware, shuffle_replicas, tcp_nodelay, tcp_keepalive, use_schema;
     unsigned keepalive_delay_s;
     cass_bool_t hostname_resolution, randomized_contact_points;
@@ -466,9 +491,10 @@ struct CassCluster_ {
     CassSsl *ssl;                    /* reference, or NULL */
     struct cql_drv_named_profile *profiles; /* owned array of n_profiles (profile.c), or NULL */
     size_t n_profiles;
-    /* cluster_settings.c: validated as the driver validates them and kept for the remote backend,
-       which today has one connection and reconnects on demand; the embedded backend (one
-       in-process database) reads none of them. Defaults: the driver's (constants.hpp). */
+    /* cluster_settings.c: validated as the driver validates them; the remote backend reads the
+       pool size, reconnection policy, prepare_on_all_hosts and the routing profile, the rest is
+       recorded only; the embedded backend (one in-process database) reads none of them.
+       Defaults: the driver's (constants.hpp). */
     unsigned queue_size_io;               /* > 0 */
     unsigned core_connections;            /* per host, > 0 */
     cql_drv_reconnect reconnect;
@@ -489,7 +515,16 @@ struct CassCluster_ {
        filter lists and the speculative policy are used (token-aware routing is token_aware and
        shuffle_replicas above). Owned: copied by cql_drv_profile_copy, freed by _clear. */
     CassExecProfile routing;
+    int compression;             /* remote frames: CQL_DRV_COMPRESS_* (a URI's ?compression=,
+                                    cassette_cluster_set_compression) */
+    CassHostListenerCallback host_listener; /* or NULL; told from the remote backend's monitor */
+    void *host_listener_data;
 };
+
+/* The protocol's compressions (the values of cql/proto's cql_proto_compression). */
+enum { CQL_DRV_COMPRESS_NONE = 0, CQL_DRV_COMPRESS_LZ4 = 1, CQL_DRV_COMPRESS_SNAPPY = 2 };
+/* The compression named name[0, len) ("lz4", "snappy", "none", any case), or -1. */
+int cql_drv_compression_by_name(const char *name, size_t len);
 
 /* Appends the comma-separated entries of text[0..len) to b, comma-separated: spaces around
    each dropped, empty ones skipped (contact points, host and DC lists). */
@@ -548,6 +583,7 @@ struct CassSsl_ {
     int verify_flags;
     CassSslTlsVersion min_version;
     eng_buf trusted, cert, key;  /* PEM texts, kept for the remote backend */
+    eng_buf key_password;        /* the private key's password (NUL-terminated, maybe empty) */
 };
 
 CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
@@ -555,6 +591,34 @@ CassSsl *cql_drv_ssl_ref(CassSsl *ssl);
 struct CassUuidGen_ {
     eng_uuidgen gen;
 };
+
+/* ---- metrics (metrics.c) ---- */
+
+/* A latency histogram (µs), log-linear: each power of two cut in 16 buckets. */
+#define CQL_DRV_HIST_BUCKETS (64 * 16)
+void cql_drv_hist_add(uint64_t *hist, uint64_t us);
+/* The driver's figures of a histogram (0 for all when it is empty). */
+void cql_drv_hist_read(const uint64_t *hist, cass_uint64_t *min, cass_uint64_t *max,
+                       cass_uint64_t *mean, cass_uint64_t *stddev, cass_uint64_t *median,
+                       cass_uint64_t *p75, cass_uint64_t *p95, cass_uint64_t *p98,
+                       cass_uint64_t *p99, cass_uint64_t *p999);
+uint64_t cql_drv_now_us(void); /* monotonic */
+
+/* A session's requests: their latencies and rates. Thread-safe. */
+typedef struct cql_drv_meter {
+    pthread_mutex_t lock;
+    uint64_t hist[CQL_DRV_HIST_BUCKETS];
+    uint64_t count, uncounted;  /* all; since the last 5 s tick */
+    uint64_t start_us, last_tick_us;
+    double m1, m5, m15;         /* requests per second, exponentially weighted */
+    int rates_init;
+} cql_drv_meter;
+void cql_drv_meter_init(cql_drv_meter *m);
+void cql_drv_meter_destroy(cql_drv_meter *m);
+void cql_drv_meter_record(cql_drv_meter *m, uint64_t latency_us);
+/* Fills out->requests. */
+void cql_drv_meter_read(cql_drv_meter *m, CassMetrics *out);
+uint64_t cql_drv_meter_count(cql_drv_meter *m);
 
 /* ---- logging (error.c) ---- */
 
@@ -582,22 +646,34 @@ void cql_drv_uuid_to_bytes(CassUuid u, uint8_t out[16]);
  * through its backend (backend.h: schema_rows).
  */
 enum cql_drv_schema_table {
-    CQL_DRV_SCHEMA_KEYSPACES, /* SELECT * FROM system_schema.keyspaces */
-    CQL_DRV_SCHEMA_TABLES,    /* SELECT * FROM system_schema.tables */
-    CQL_DRV_SCHEMA_COLUMNS,   /* SELECT * FROM system_schema.columns */
-    CQL_DRV_SCHEMA_TYPES,     /* SELECT * FROM system_schema.types */
-    CQL_DRV_SCHEMA_LOCAL,     /* SELECT * FROM system.local */
+    CQL_DRV_SCHEMA_KEYSPACES,  /* SELECT * FROM system_schema.keyspaces */
+    CQL_DRV_SCHEMA_TABLES,     /* SELECT * FROM system_schema.tables */
+    CQL_DRV_SCHEMA_COLUMNS,    /* SELECT * FROM system_schema.columns */
+    CQL_DRV_SCHEMA_TYPES,      /* SELECT * FROM system_schema.types */
+    CQL_DRV_SCHEMA_INDEXES,    /* SELECT * FROM system_schema.indexes */
+    CQL_DRV_SCHEMA_FUNCTIONS,  /* SELECT * FROM system_schema.functions */
+    CQL_DRV_SCHEMA_AGGREGATES, /* SELECT * FROM system_schema.aggregates */
+    CQL_DRV_SCHEMA_VIEWS,      /* SELECT * FROM system_schema.views */
+    CQL_DRV_SCHEMA_LOCAL,      /* SELECT * FROM system.local; stays last (the session reads it
+                                  first and last, the others in between) */
     CQL_DRV_SCHEMA_N
 };
+
+/*
+ * schema.c: the query text of input `table` (the one named beside it above), static; NULL when
+ * table is not one of them. Every backend fetches the inputs with these texts.
+ */
+const char *cql_drv_schema_query(int table);
 
 /*
  * schema.c: a snapshot built from those rows (any entry may be NULL, or a result of another
  * kind: no rows), with snapshot_version as given. Every object keeps its row's columns as its
  * metadata fields; column data types are parsed from system_schema.columns.type, user types
- * from system_schema.types. A type text that does not parse is logged at CASS_LOG_ERROR and
- * leaves that data type NULL (the driver's behaviour). Returns NULL when memory runs out, or
- * when a row cannot be read (a key column missing, null or not text; a list that does not
- * decode), then also logged at CASS_LOG_ERROR.
+ * from system_schema.types, function and aggregate signatures from their type texts. A type
+ * text that does not parse is logged at CASS_LOG_ERROR and leaves that data type NULL (the
+ * driver's behaviour); so is a view whose base table is unknown, and left out. Returns NULL
+ * when memory runs out, or when a row cannot be read (a key column missing, null or not text;
+ * a list or map that does not decode), then also logged at CASS_LOG_ERROR.
  * Ownership: the snapshot copies what it keeps; the results may be freed once it returns.
  * Free the snapshot with cass_schema_meta_free.
  */
@@ -620,5 +696,61 @@ typedef int (*cql_drv_udt_lookup)(void *ctx, const char *name, const CassDataTyp
  */
 int cql_drv_type_parse(const char *text, size_t len, const char *keyspace,
                        cql_drv_udt_lookup lookup, void *ctx, CassDataType **out, eng_err *err);
+
+/* ---- authentication (authenticator.c) ----
+ *
+ * What the remote connection runs when a node answers STARTUP with AUTHENTICATE: one exchange
+ * per connection, driven by the cluster's authenticator, the driver's way (connector.cpp). The
+ * cluster holds at most one: the callbacks of cass_cluster_set_authenticator_callbacks, or the
+ * plain-text credentials of cass_cluster_set_credentials (SASL PLAIN: NUL, user, NUL, password),
+ * whichever was set last. The embedded backend authenticates nothing and reads neither.
+ *
+ * The connection calls, on its own thread:
+ *   cql_drv_auth_begin      on AUTHENTICATE (class_name: the frame's authenticator class)
+ *   cql_drv_auth_initial    then sends AUTH_RESPONSE with the token it gave
+ *   cql_drv_auth_challenge  on each AUTH_CHALLENGE, then sends AUTH_RESPONSE again
+ *   cql_drv_auth_success    on AUTH_SUCCESS; 0 means the connection is ready
+ *   cql_drv_auth_end        once, whatever happened (also after a failed step, an ERROR frame,
+ *                           a timeout or a closed socket): runs the cleanup callback, frees
+ * A step that fails leaves err at ENG_E_BAD_CREDENTIALS (CASS_ERROR_SERVER_BAD_CREDENTIALS once
+ * through cql_drv_error_of) with the driver's message, or ENG_E_NOMEM; the connection then gives
+ * up on the handshake (and still calls cql_drv_auth_end).
+ *
+ * Threads: a provider is immutable and reference counted (atomically); an exchange belongs to
+ * the one thread that began it. Callbacks run on that thread, so the data given with them is
+ * shared by every connection authenticating at once and must be safe for that.
+ */
+
+/* The callbacks and data of cass_cluster_set_authenticator_callbacks; data_cleanup runs when the
+   last reference goes: the cluster's, its copies' (sessions), and those of exchanges running. */
+typedef struct cql_drv_auth_provider cql_drv_auth_provider;
+cql_drv_auth_provider *cql_drv_auth_provider_ref(cql_drv_auth_provider *p); /* NULL: NULL */
+void cql_drv_auth_provider_unref(cql_drv_auth_provider *p);                 /* NULL: no-op */
+
+/* One exchange: the CassAuthenticator the application's callbacks are handed. */
+typedef struct CassAuthenticator_ cql_drv_auth;
+
+/*
+ * Begins an exchange with the node at addr (its IP address; NULL: length 0) named hostname (NULL:
+ * ""), which asked for class_name (NULL: ""). Returns 0 and *out; ENG_E_BAD_CREDENTIALS when the
+ * cluster has no authenticator (the driver's "Authentication required but no auth provider
+ * set"); ENG_E_NOMEM. *out is NULL on failure.
+ * Ownership: the strings are copied and the exchange holds its own reference to the provider, so
+ * c may be freed while it runs; free it with cql_drv_auth_end.
+ */
+int cql_drv_auth_begin(const CassCluster *c, const CassInet *addr, const char *hostname,
+                       const char *class_name, cql_drv_auth **out, eng_err *err);
+/* The initial callback: 0 with response reset to the token for the first AUTH_RESPONSE (empty
+   when there is no initial callback), or the error it set (ENG_E_BAD_CREDENTIALS) / ENG_E_NOMEM. */
+int cql_drv_auth_initial(cql_drv_auth *a, eng_buf *response, eng_err *err);
+/* The challenge callback on the server's token (len < 0: a null token, handed over as empty): 0
+   with response reset to the next AUTH_RESPONSE's token, or an error as above. */
+int cql_drv_auth_challenge(cql_drv_auth *a, const uint8_t *token, int32_t len, eng_buf *response,
+                           eng_err *err);
+/* The success callback on AUTH_SUCCESS's token (len < 0: null): 0, or the error it set. */
+int cql_drv_auth_success(cql_drv_auth *a, const uint8_t *token, int32_t len, eng_err *err);
+/* Runs the cleanup callback (once, whether or not a step ran or failed) and frees a; NULL:
+   no-op. May run the data cleanup too, when a held the provider's last reference. */
+void cql_drv_auth_end(cql_drv_auth *a);
 
 #endif

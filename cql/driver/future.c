@@ -547,10 +547,24 @@ CassError cass_future_custom_payload_item(CassFuture *future, size_t index, cons
     return CASS_OK;
 }
 
-/* Embedded, no host answers; remote, the backend does not name the node yet. */
+CassError cass_future_tracing_id(CassFuture *future, CassUuid *tracing_id)
+{
+    if (!future || !tracing_id)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    if (future->kind != CQL_DRV_FUTURE_RESULT)
+        return CASS_ERROR_LIB_INVALID_FUTURE_TYPE;
+    const cql_result *r = response_of(future);
+    if (!r || !r->has_tracing_id)
+        return CASS_ERROR_LIB_NO_TRACING_ID;
+    cql_drv_uuid_from_bytes(r->tracing_id, tracing_id);
+    return CASS_OK;
+}
+
+/* The node that answered: remote, the host the request ran on; embedded, none (NULL). */
 const CassNode *cass_future_coordinator(CassFuture *future)
 {
-    if (future && future->kind == CQL_DRV_FUTURE_RESULT)
-        wait_set(future);
-    return NULL;
+    if (!future || future->kind != CQL_DRV_FUTURE_RESULT)
+        return NULL;
+    wait_set(future);
+    return future->coordinator.address.address_length ? &future->coordinator : NULL;
 }

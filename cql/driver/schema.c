@@ -1,11 +1,13 @@
 /*
  * Schema metadata of the driver API (cassandra.h): cass_schema_meta_*,
- * cass_keyspace_meta_*, cass_table_meta_*, cass_column_meta_* and the
- * iterators over them.
+ * cass_keyspace_meta_*, cass_table_meta_*, cass_column_meta_*,
+ * cass_index_meta_*, cass_materialized_view_meta_*, cass_function_meta_*,
+ * cass_aggregate_meta_* and the iterators over them.
  *
  * The driver learns the schema only from rows: system_schema.keyspaces,
- * tables, columns and types, and system.local, and keeps each row's columns
- * as the "fields" of the object it describes. A snapshot here is built the
+ * tables, columns, types, indexes, views, functions and aggregates, and
+ * system.local, and keeps each row's columns as the "fields" of the object it
+ * describes. A snapshot here is built the
  * same way and from nothing else (cql_drv_schema_meta_from_rows), so the
  * same code serves whichever backend fetched the rows, and what an
  * application reads through the metadata API is exactly what a SELECT on
@@ -18,6 +20,17 @@
  *  - types: keyspace_name, type_name, field_names and field_types (CQL texts
  *    parsed the same way), a user type named in a type text resolved among
  *    the types of the same keyspace;
+ *  - indexes: keyspace_name, table_name, index_name; kind (KEYS, CUSTOM,
+ *    COMPOSITES in any case, else unknown); options, whose "target" entry is
+ *    the target (the driver's IndexMetadata::from_row);
+ *  - views: keyspace_name, view_name, base_table_name (a view whose base
+ *    table is unknown is logged and left out, as update_views does); its
+ *    columns are the system_schema.columns rows whose table_name is the view;
+ *  - functions: keyspace_name, function_name, argument_types (a row without
+ *    it is logged and left out), argument_names (paired with the types up to
+ *    the shorter list), return_type, body, language, called_on_null_input;
+ *  - aggregates: keyspace_name, aggregate_name, argument_types, return_type,
+ *    state_type, state_func, final_func, initcond (see build_aggregate);
  *  - local: release_version, the server version.
  * Columns are found by name, never by position. A row whose keys cannot be
  * read fails the whole snapshot; a type text that does not parse leaves that
@@ -28,17 +41,21 @@
  * snapshot frees all of it at once. A snapshot never changes once built,
  * so any number of threads may read it.
  *
- * Orders, as the driver keeps them: keyspaces, tables and user types by name
- * (the driver's maps), fields by name, columns partition key first (in key
- * order, by position), then clustering columns (the same), then the others
- * by name (system_schema.columns order). Names are matched exactly (byte
- * order).
+ * Orders, as the driver keeps them: keyspaces, tables, views and user types
+ * by name (the driver's maps; a table's views sorted by name, its indexes in
+ * system_schema.indexes order, which is by name), functions and aggregates by
+ * full name ("name(type1,type2)", the driver's map key), fields by name,
+ * columns partition key first (in key order, by position), then clustering
+ * columns (the same), then the others by name (system_schema.columns order).
+ * Names are matched exactly (byte order).
  *
- * Materialized views, secondary indexes, functions and aggregates do not
- * exist in cassette: their lookups return NULL and their counts 0, which is
- * the right answer for a schema without them. No keyspace or table is
- * virtual (the virtual keyspaces are not listed in system_schema).
+ * The embedded engine has no secondary indexes, views, functions or
+ * aggregates: its system_schema tables for them are empty, so embedded their
+ * lookups return NULL, their counts 0 and their iterators are empty; a remote
+ * Cassandra fills them. No keyspace or table is virtual (the virtual
+ * keyspaces are not listed in system_schema).
  */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +85,7 @@ struct CassColumnMeta_ {
     meta_fields fields;
 };
 
+/* A table, or the table part of a materialized view (then without indexes or views). */
 struct CassTableMeta_ {
     const char *name;
     size_t name_len;
@@ -76,6 +94,54 @@ struct CassTableMeta_ {
     const void **cols; /* const CassColumnMeta *: cols[0, n_pk) partition key, then n_ck
                           clustering columns, then the others by name */
     uint32_t *by_name; /* indexes into cols, by column name */
+    size_t n_indexes;
+    const void **indexes; /* const CassIndexMeta *, by name */
+    size_t n_views;
+    const void **views; /* const CassMaterializedViewMeta * built on this table, by name */
+};
+
+struct CassIndexMeta_ {
+    const char *name;
+    size_t name_len;
+    CassIndexType type; /* from kind */
+    const char *target; /* options["target"]; "" when absent */
+    size_t target_len;
+    const CassValue *options; /* the options field; NULL when the row has no such column */
+    meta_fields fields;
+};
+
+struct CassMaterializedViewMeta_ {
+    const char *name; /* the same as t.name, first for find_object */
+    size_t name_len;
+    CassTableMeta t; /* its columns and fields, built as a table's */
+    const CassTableMeta *base_table;
+};
+
+struct CassFunctionMeta_ {
+    const char *name; /* the full name, "name(type1,type2)": the key it is found by */
+    size_t name_len;
+    const char *simple_name; /* function_name */
+    size_t simple_name_len;
+    const char *body, *language; /* "" when absent or null */
+    cass_bool_t called_on_null_input;
+    size_t n_args;
+    const char **arg_names;         /* NUL-terminated */
+    const CassDataType **arg_types; /* parallel to arg_names; NULL: did not parse */
+    const CassDataType *return_type;
+    meta_fields fields;
+};
+
+struct CassAggregateMeta_ {
+    const char *name; /* the full name, as a function's */
+    size_t name_len;
+    const char *simple_name; /* aggregate_name */
+    size_t simple_name_len;
+    size_t n_args;
+    const CassDataType **arg_types; /* NULL: did not parse */
+    const CassDataType *return_type, *state_type;
+    const CassFunctionMeta *state_func, *final_func; /* NULL: not in the snapshot */
+    CassValue init_cond;                             /* len -1 when there is none */
+    meta_fields fields;
 };
 
 struct CassKeyspaceMeta_ {
@@ -87,6 +153,12 @@ struct CassKeyspaceMeta_ {
     size_t n_types;
     const void **types;      /* const CassDataType * (user types), by name */
     const char **type_names; /* their names, parallel to types */
+    size_t n_views;
+    const void **views; /* const CassMaterializedViewMeta *, by name */
+    size_t n_functions;
+    const void **functions; /* const CassFunctionMeta *, by full name */
+    size_t n_aggregates;
+    const void **aggregates; /* const CassAggregateMeta *, by full name */
 };
 
 struct CassSchemaMeta_ {
@@ -165,18 +237,49 @@ static long find_object(const void *const *items, size_t n, size_t name_off, con
 /* Reading the rows                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* The inputs by their place in the array, for messages. */
+/* The inputs by their place in the array, for messages and queries. */
 static const char *const TABLE_NAMES[CQL_DRV_SCHEMA_N] = {
-    "system_schema.keyspaces", "system_schema.tables", "system_schema.columns",
-    "system_schema.types",     "system.local",
+    [CQL_DRV_SCHEMA_KEYSPACES] = "system_schema.keyspaces",
+    [CQL_DRV_SCHEMA_TABLES] = "system_schema.tables",
+    [CQL_DRV_SCHEMA_COLUMNS] = "system_schema.columns",
+    [CQL_DRV_SCHEMA_TYPES] = "system_schema.types",
+    [CQL_DRV_SCHEMA_INDEXES] = "system_schema.indexes",
+    [CQL_DRV_SCHEMA_FUNCTIONS] = "system_schema.functions",
+    [CQL_DRV_SCHEMA_AGGREGATES] = "system_schema.aggregates",
+    [CQL_DRV_SCHEMA_VIEWS] = "system_schema.views",
+    [CQL_DRV_SCHEMA_LOCAL] = "system.local",
 };
 
-/* The key columns of each input, in key order: what places a row in the snapshot. */
+/* The queries every backend fetches the inputs with: each table whole (SELECT * FROM ...). */
+static const char *const QUERIES[CQL_DRV_SCHEMA_N] = {
+    [CQL_DRV_SCHEMA_KEYSPACES] = "SELECT * FROM system_schema.keyspaces",
+    [CQL_DRV_SCHEMA_TABLES] = "SELECT * FROM system_schema.tables",
+    [CQL_DRV_SCHEMA_COLUMNS] = "SELECT * FROM system_schema.columns",
+    [CQL_DRV_SCHEMA_TYPES] = "SELECT * FROM system_schema.types",
+    [CQL_DRV_SCHEMA_INDEXES] = "SELECT * FROM system_schema.indexes",
+    [CQL_DRV_SCHEMA_FUNCTIONS] = "SELECT * FROM system_schema.functions",
+    [CQL_DRV_SCHEMA_AGGREGATES] = "SELECT * FROM system_schema.aggregates",
+    [CQL_DRV_SCHEMA_VIEWS] = "SELECT * FROM system_schema.views",
+    [CQL_DRV_SCHEMA_LOCAL] = "SELECT * FROM system.local",
+};
+
+const char *cql_drv_schema_query(int table)
+{
+    return table >= 0 && table < CQL_DRV_SCHEMA_N ? QUERIES[table] : NULL;
+}
+
+/* The key columns of each input, in key order: what places a row in the snapshot. Functions
+   and aggregates are also keyed by argument_types (a list, not text): rows of one name are
+   told apart by their full names (build_functions). */
 static const char *const KEYS[CQL_DRV_SCHEMA_N][3] = {
     [CQL_DRV_SCHEMA_KEYSPACES] = {"keyspace_name"},
     [CQL_DRV_SCHEMA_TABLES] = {"keyspace_name", "table_name"},
     [CQL_DRV_SCHEMA_COLUMNS] = {"keyspace_name", "table_name", "column_name"},
     [CQL_DRV_SCHEMA_TYPES] = {"keyspace_name", "type_name"},
+    [CQL_DRV_SCHEMA_INDEXES] = {"keyspace_name", "table_name", "index_name"},
+    [CQL_DRV_SCHEMA_FUNCTIONS] = {"keyspace_name", "function_name"},
+    [CQL_DRV_SCHEMA_AGGREGATES] = {"keyspace_name", "aggregate_name"},
+    [CQL_DRV_SCHEMA_VIEWS] = {"keyspace_name", "view_name"},
 };
 
 /* One row of a system table: its keys as C strings, its columns as fields. */
@@ -396,7 +499,7 @@ typedef struct udt_def {
     const raw_row *row; /* its system_schema.types row */
     CassDataType *type; /* once built: the definition (held by the snapshot); NULL if skipped */
     int state;
-    int logged;         /* its row's own faults are logged (it may be made more than once) */
+    int logged; /* its row's own faults are logged (it may be made more than once) */
 } udt_def;
 
 /* The user types of one keyspace, built on first use: a field or a column may name a type
@@ -436,12 +539,13 @@ static int udt_lookup(void *ctx, const char *name, const CassDataType **out, eng
     return 0;
 }
 
-/* A list<text> field: its item count and a cursor over them, or an error when it does not
-   decode (a count more items than its bytes could hold included: nothing is sized by a count
-   the bytes do not back). Null or absent: *n = -1. */
-static int list_field(const udt_def *d, const char *name, eng_items *it, int32_t *n, eng_err *err)
+/* A list<text> column of `row`, a row of input `table`: its item count and a cursor over
+   them, or an error when it does not decode (a count more items than its bytes could hold
+   included: nothing is sized by a count the bytes do not back). Null or absent: *n = -1. */
+static int text_list(const raw_row *row, int table, const char *name, eng_items *it, int32_t *n,
+                     eng_err *err)
 {
-    const CassValue *v = field_by_name(&d->row->fields, name, strlen(name));
+    const CassValue *v = field_by_name(&row->fields, name, strlen(name));
     *n = -1;
     if (!v || v->len < 0)
         return 0;
@@ -450,9 +554,14 @@ static int list_field(const udt_def *d, const char *name, eng_items *it, int32_t
          v->type->value_type != CASS_VALUE_TYPE_SET) ||
         (*n = eng_items_begin(it, v->p, (size_t)v->len)) < 0 ||
         (size_t)*n > ((size_t)v->len - 4) / 4)
-        return eng_errorf(err, UNREADABLE, "system_schema.types row %s.%s: %s does not decode",
-                          d->row->k[0], d->row->k[1], name);
+        return eng_errorf(err, UNREADABLE, "%s row %s.%s: %s does not decode", TABLE_NAMES[table],
+                          row->k[0], row->k[1], name);
     return 0;
+}
+
+static int list_field(const udt_def *d, const char *name, eng_items *it, int32_t *n, eng_err *err)
+{
+    return text_list(d->row, CQL_DRV_SCHEMA_TYPES, name, it, n, err);
 }
 
 /*
@@ -722,7 +831,482 @@ static int build_columns(build *b, ks_types *kt, CassTableMeta *tm, const raw_ro
     return 0;
 }
 
-/* The keyspace of row ks with its user types and tables (each with its columns). */
+/* ------------------------------------------------------------------------ */
+/* Indexes, views, functions and aggregates                                  */
+/* ------------------------------------------------------------------------ */
+
+static const char *arena_strn(CassSchemaMeta *m, const char *s, size_t n)
+{
+    char *p = arena_alloc(m, n + 1);
+    if (p) {
+        if (n)
+            memcpy(p, s, n);
+        p[n] = 0;
+    }
+    return p;
+}
+
+/* The data type written as text[0, len), for `what` (a message's subject): a text that does
+   not parse is logged and gives NULL, as the driver's parser gives it. */
+static int parse_type(build *b, ks_types *kt, const char *text, size_t len, const char *what,
+                      const CassDataType **out)
+{
+    *out = NULL;
+    eng_err perr;
+    eng_err_clear(&perr);
+    CassDataType *dt;
+    int rc = cql_drv_type_parse(text, len, kt->ks, udt_lookup, kt, &dt, &perr);
+    if (rc == ENG_E_INVALID) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__, "%s: %s", what, perr.msg);
+        return 0;
+    }
+    if (rc)
+        return eng_errorf(b->err, rc, "%s", perr.msg);
+    if (hold_type(b->m, dt))
+        return nomem(b->err, what);
+    *out = dt;
+    return 0;
+}
+
+/* The type in text field `name` of f (parse_type), NULL when absent, null or not text. */
+static int field_type(build *b, ks_types *kt, const meta_fields *f, const char *name,
+                      const char *what, const CassDataType **out)
+{
+    const CassValue *v = text_field(f, name);
+    *out = NULL;
+    return v ? parse_type(b, kt, (const char *)v->p, (size_t)v->len, what, out) : 0;
+}
+
+/*
+ * Appends to out the comma-separated argument types args[0, len) as a full name lists them:
+ * blanks removed, empty ones skipped, a comma before each but the first (*first, kept across
+ * calls). A comma inside a type (map<int, text>) splits it in two pieces joined again by the
+ * same comma, so each type reads as written without its blanks. The driver's rule, both for
+ * the full names it makes from system_schema rows (Metadata::full_function_name) and for the
+ * arguments an application looks a function up by (append_arguments). Returns the bytes
+ * written, at most len + 1.
+ */
+static size_t put_args(char *out, const char *args, size_t len, int *first)
+{
+    size_t o = 0, i = 0;
+    for (;;) {
+        size_t start = o + (*first ? 0 : 1), w = 0;
+        for (; i < len && args[i] != ','; i++)
+            if (!isspace((unsigned char)args[i]))
+                out[start + w++] = args[i];
+        if (w) {
+            if (!*first)
+                out[o] = ',';
+            o = start + w;
+            *first = 0;
+        }
+        if (i >= len)
+            return o;
+        i++; /* the comma */
+    }
+}
+
+/* The object in items[0, n) (sorted by the name at name_off) whose full name is
+   name(arguments), arguments written as an application writes them; NULL when none. */
+static const void *find_full_name(const void *const *items, size_t n, size_t name_off,
+                                  const char *name, size_t name_len, const char *args,
+                                  size_t args_len)
+{
+    if (!name || !args || !n)
+        return NULL;
+    char stack[256];
+    size_t cap = name_len + args_len + 3;
+    char *buf = cap <= sizeof stack ? stack : eng_malloc(cap);
+    if (!buf)
+        return NULL;
+    memcpy(buf, name, name_len);
+    size_t o = name_len;
+    int first = 1;
+    buf[o++] = '(';
+    o += put_args(buf + o, args, args_len, &first);
+    buf[o++] = ')';
+    long i = find_object(items, n, name_off, buf, o);
+    if (buf != stack)
+        eng_free(buf);
+    return i < 0 ? NULL : items[i];
+}
+
+/* The full name of a function or aggregate: name(types[0], ..., types[n - 1]), each type a
+   text of the row (put_args), in the arena. */
+static const char *full_name(CassSchemaMeta *m, const char *name, const eng_val *types, size_t n,
+                             size_t *out_len)
+{
+    size_t cap = strlen(name) + 3;
+    for (size_t i = 0; i < n; i++)
+        cap += (types[i].len > 0 ? (size_t)types[i].len : 0) + 1;
+    char *buf = arena_alloc(m, cap);
+    if (!buf)
+        return NULL;
+    size_t o = strlen(name);
+    memcpy(buf, name, o);
+    buf[o++] = '(';
+    int first = 1;
+    for (size_t i = 0; i < n; i++)
+        if (types[i].len > 0)
+            o += put_args(buf + o, (const char *)types[i].p, (size_t)types[i].len, &first);
+    buf[o++] = ')';
+    buf[o] = 0;
+    *out_len = o;
+    return buf;
+}
+
+/* The items of a text list (text_list) into the arena array *out of *n views; a null or absent
+   list is empty. */
+static int list_items(build *b, const raw_row *row, int table, const char *name, eng_val **out,
+                      size_t *n)
+{
+    eng_items it;
+    int32_t count;
+    *out = NULL;
+    *n = 0;
+    int rc = text_list(row, table, name, &it, &count, b->err);
+    if (rc || count <= 0)
+        return rc;
+    eng_val *items = arena_alloc(b->m, sizeof *items * (size_t)count);
+    if (!items)
+        return nomem(b->err, row->k[1]);
+    for (int32_t i = 0; i < count; i++)
+        if (eng_items_next(&it, &items[i]) <= 0)
+            return eng_errorf(b->err, UNREADABLE, "%s row %s.%s: %s does not decode",
+                              TABLE_NAMES[table], row->k[0], row->k[1], name);
+    *out = items;
+    *n = (size_t)count;
+    return 0;
+}
+
+/* The driver's reading of system_schema.indexes.kind (IndexMetadata::index_type_from_string). */
+static CassIndexType index_kind(const char *kind)
+{
+    if (!kind)
+        return CASS_INDEX_TYPE_UNKNOWN;
+    if (!strcasecmp(kind, "keys"))
+        return CASS_INDEX_TYPE_KEYS;
+    if (!strcasecmp(kind, "custom"))
+        return CASS_INDEX_TYPE_CUSTOM;
+    if (!strcasecmp(kind, "composites"))
+        return CASS_INDEX_TYPE_COMPOSITES;
+    return CASS_INDEX_TYPE_UNKNOWN;
+}
+
+/* The target of an index: the value of "target" in its options map<text, text>, "" when the
+   map is absent, null or has no such key (IndexMetadata::update). A map that does not decode
+   fails the snapshot, as a list does. */
+static int index_target(build *b, CassIndexMeta *im, const raw_row *row)
+{
+    const CassValue *v = im->options;
+    im->target = "";
+    im->target_len = 0;
+    if (!v || v->len < 0 || !v->type || v->type->value_type != CASS_VALUE_TYPE_MAP)
+        return 0;
+    eng_items it;
+    int32_t n = eng_items_begin(&it, v->p, (size_t)v->len);
+    if (n < 0 || (size_t)n > ((size_t)v->len - 4) / 8)
+        goto bad;
+    for (int32_t i = 0; i < n; i++) {
+        eng_val key, val;
+        if (eng_items_next(&it, &key) <= 0 || eng_items_next(&it, &val) <= 0)
+            goto bad;
+        if (key.len == 6 && !memcmp(key.p, "target", 6) && val.len >= 0) {
+            if (!(im->target = arena_strn(b->m, (const char *)val.p, (size_t)val.len)))
+                return nomem(b->err, im->name);
+            im->target_len = (size_t)val.len;
+        }
+    }
+    return 0;
+bad:
+    return eng_errorf(b->err, UNREADABLE, "system_schema.indexes row %s.%s.%s: bad options",
+                      row->k[0], row->k[1], row->k[2]);
+}
+
+/* The secondary indexes of table tm from its rows of system_schema.indexes (rows[0, n), by
+   index name). */
+static int build_indexes(build *b, CassTableMeta *tm, const raw_row *rows, size_t n)
+{
+    CassIndexMeta *ims = arena_alloc(b->m, sizeof *ims * n);
+    tm->indexes = arena_alloc(b->m, sizeof *tm->indexes * n);
+    if (!ims || !tm->indexes)
+        return nomem(b->err, tm->name);
+    for (size_t i = 0; i < n; i++) {
+        CassIndexMeta *im = &ims[i];
+        memset(im, 0, sizeof *im);
+        im->name = rows[i].k[2];
+        im->name_len = strlen(im->name);
+        im->fields = rows[i].fields;
+        im->type = index_kind(field_text(&im->fields, "kind"));
+        im->options = field_by_name(&im->fields, "options", 7);
+        int rc = index_target(b, im, &rows[i]);
+        if (rc)
+            return rc;
+        tm->indexes[tm->n_indexes++] = im;
+    }
+    return 0;
+}
+
+static int by_name_order(const void *a, const void *b)
+{
+    const char *x, *y; /* every object starts with its name */
+    memcpy(&x, *(const void *const *)a, sizeof x);
+    memcpy(&y, *(const void *const *)b, sizeof y);
+    return strcmp(x, y);
+}
+
+/* The function of row `row` into fm; *kept 0 when it is left out. */
+static int build_function(build *b, ks_types *kt, CassFunctionMeta *fm, const raw_row *row,
+                          int *kept)
+{
+    CassSchemaMeta *m = b->m;
+    const int table = CQL_DRV_SCHEMA_FUNCTIONS;
+    memset(fm, 0, sizeof *fm);
+    *kept = 0;
+    fm->fields = row->fields;
+    fm->simple_name = row->k[1];
+    fm->simple_name_len = strlen(fm->simple_name);
+    if (!field_by_name(&row->fields, "argument_types", 14)) {
+        /* the driver needs the signature to name it */
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "Function %s.%s has no argument_types", row->k[0], row->k[1]);
+        return 0;
+    }
+    eng_val *names, *types;
+    size_t n_names, n_types;
+    int rc = list_items(b, row, table, "argument_names", &names, &n_names);
+    if (!rc)
+        rc = list_items(b, row, table, "argument_types", &types, &n_types);
+    if (rc)
+        return rc;
+    if (!(fm->name = full_name(m, fm->simple_name, types, n_types, &fm->name_len)))
+        return nomem(b->err, fm->simple_name);
+    /* the arguments: names and types paired up to the shorter list (the driver's) */
+    size_t n = n_names < n_types ? n_names : n_types;
+    fm->arg_names = arena_alloc(m, sizeof *fm->arg_names * n);
+    fm->arg_types = arena_alloc(m, sizeof *fm->arg_types * n);
+    if (!fm->arg_names || !fm->arg_types)
+        return nomem(b->err, fm->name);
+    char what[256];
+    for (size_t i = 0; i < n; i++) {
+        size_t len = names[i].len > 0 ? (size_t)names[i].len : 0;
+        if (!(fm->arg_names[i] = arena_strn(m, (const char *)names[i].p, len)))
+            return nomem(b->err, fm->name);
+        fm->arg_types[i] = NULL;
+        snprintf(what, sizeof what, "Argument %s of function %s.%s", fm->arg_names[i], kt->ks,
+                 fm->name);
+        if (types[i].len >= 0 && (rc = parse_type(b, kt, (const char *)types[i].p,
+                                                  (size_t)types[i].len, what, &fm->arg_types[i])))
+            return rc;
+    }
+    fm->n_args = n;
+    snprintf(what, sizeof what, "Return type of function %s.%s", kt->ks, fm->name);
+    if ((rc = field_type(b, kt, &row->fields, "return_type", what, &fm->return_type)))
+        return rc;
+    const char *body = field_text(&row->fields, "body");
+    const char *language = field_text(&row->fields, "language");
+    fm->body = body ? body : "";
+    fm->language = language ? language : "";
+    const CassValue *v = field_by_name(&row->fields, "called_on_null_input", 20);
+    fm->called_on_null_input =
+        v && v->len == 1 && v->type && v->type->value_type == CASS_VALUE_TYPE_BOOLEAN && v->p[0]
+            ? cass_true
+            : cass_false;
+    *kept = 1;
+    return 0;
+}
+
+/* The keyspace's functions, from its rows of system_schema.functions, by full name. */
+static int build_functions(build *b, ks_types *kt, CassKeyspaceMeta *km, const sys_rows *in)
+{
+    size_t first, n = key_range(in, &km->name, 1, &first);
+    CassFunctionMeta *fms = arena_alloc(b->m, sizeof *fms * n);
+    km->functions = arena_alloc(b->m, sizeof *km->functions * n);
+    if (!fms || !km->functions)
+        return nomem(b->err, km->name);
+    for (size_t i = 0; i < n; i++) {
+        int kept, rc = build_function(b, kt, &fms[i], &in->rows[first + i], &kept);
+        if (rc)
+            return rc;
+        if (kept)
+            km->functions[km->n_functions++] = &fms[i];
+    }
+    qsort(km->functions, km->n_functions, sizeof *km->functions, by_name_order);
+    return 0;
+}
+
+/* The function of the keyspace named func(types[0], ..., types[n - 1]), or NULL. */
+static const CassFunctionMeta *find_function(build *b, const CassKeyspaceMeta *km, const char *func,
+                                             const eng_val *types, size_t n)
+{
+    size_t len;
+    const char *name = full_name(b->m, func, types, n, &len);
+    if (!name)
+        return NULL; /* out of memory: no function, as a lookup finding none */
+    long i = FIND_BY_NAME(km->functions, km->n_functions, CassFunctionMeta, name, len);
+    return i < 0 ? NULL : km->functions[i];
+}
+
+/*
+ * The aggregate of row `row` into am, as the driver's AggregateMetadata reads it: argument,
+ * return and state types parsed from their texts; the state function is the keyspace's
+ * function state_func(state type, argument types...), the final function final_func(state
+ * type), NULL when the snapshot has none. The driver rebuilds the state type's text from the
+ * type it parsed; this uses the text of the row, which Cassandra writes as it writes the
+ * function's argument_types (the same CQL text for the same type), so a type the parser
+ * normalizes ("text" read as varchar) still finds its function. initcond: a text column
+ * (Cassandra 3.0 on) is the value, text; a blob (older) is read as a value of the state type;
+ * absent or of another type, the value is null.
+ */
+static int build_aggregate(build *b, ks_types *kt, const CassKeyspaceMeta *km,
+                           CassAggregateMeta *am, const raw_row *row, int *kept)
+{
+    CassSchemaMeta *m = b->m;
+    const int table = CQL_DRV_SCHEMA_AGGREGATES;
+    memset(am, 0, sizeof *am);
+    *kept = 0;
+    am->fields = row->fields;
+    am->simple_name = row->k[1];
+    am->simple_name_len = strlen(am->simple_name);
+    am->init_cond.len = ENG_NULL;
+    if (!field_by_name(&row->fields, "argument_types", 14)) {
+        cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                    "Aggregate %s.%s has no argument_types", row->k[0], row->k[1]);
+        return 0;
+    }
+    eng_val *types;
+    size_t n;
+    int rc = list_items(b, row, table, "argument_types", &types, &n);
+    if (rc)
+        return rc;
+    if (!(am->name = full_name(m, am->simple_name, types, n, &am->name_len)))
+        return nomem(b->err, am->simple_name);
+    am->arg_types = arena_alloc(m, sizeof *am->arg_types * n);
+    if (!am->arg_types)
+        return nomem(b->err, am->name);
+    char what[256];
+    for (size_t i = 0; i < n; i++) {
+        am->arg_types[i] = NULL;
+        snprintf(what, sizeof what, "Argument %zu of aggregate %s.%s", i + 1, kt->ks, am->name);
+        if (types[i].len >= 0 && (rc = parse_type(b, kt, (const char *)types[i].p,
+                                                  (size_t)types[i].len, what, &am->arg_types[i])))
+            return rc;
+    }
+    am->n_args = n;
+    snprintf(what, sizeof what, "Return type of aggregate %s.%s", kt->ks, am->name);
+    if ((rc = field_type(b, kt, &row->fields, "return_type", what, &am->return_type)))
+        return rc;
+    snprintf(what, sizeof what, "State type of aggregate %s.%s", kt->ks, am->name);
+    if ((rc = field_type(b, kt, &row->fields, "state_type", what, &am->state_type)))
+        return rc;
+
+    /* the signatures of its functions: the state type, then (state function) its arguments */
+    const CassValue *st = text_field(&row->fields, "state_type");
+    eng_val *sig = arena_alloc(m, sizeof *sig * (n + 1));
+    if (!sig)
+        return nomem(b->err, am->name);
+    sig[0].p = st ? st->p : NULL;
+    sig[0].len = st ? st->len : ENG_NULL;
+    for (size_t i = 0; i < n; i++)
+        sig[i + 1] = types[i];
+    const char *func = field_text(&row->fields, "state_func");
+    if (func)
+        am->state_func = find_function(b, km, func, sig, n + 1);
+    if ((func = field_text(&row->fields, "final_func")))
+        am->final_func = find_function(b, km, func, sig, 1);
+
+    const CassValue *init = field_by_name(&row->fields, "initcond", 8);
+    if (init && init->type && is_text(init)) {
+        am->init_cond = *init;
+    } else if (init && init->type && init->type->value_type == CASS_VALUE_TYPE_BLOB) {
+        am->init_cond = *init;
+        am->init_cond.type = am->state_type;
+    }
+    *kept = 1;
+    return 0;
+}
+
+/* The keyspace's aggregates, from its rows of system_schema.aggregates, by full name (after
+   its functions, which they name). */
+static int build_aggregates(build *b, ks_types *kt, CassKeyspaceMeta *km, const sys_rows *in)
+{
+    size_t first, n = key_range(in, &km->name, 1, &first);
+    CassAggregateMeta *ams = arena_alloc(b->m, sizeof *ams * n);
+    km->aggregates = arena_alloc(b->m, sizeof *km->aggregates * n);
+    if (!ams || !km->aggregates)
+        return nomem(b->err, km->name);
+    for (size_t i = 0; i < n; i++) {
+        int kept, rc = build_aggregate(b, kt, km, &ams[i], &in->rows[first + i], &kept);
+        if (rc)
+            return rc;
+        if (kept)
+            km->aggregates[km->n_aggregates++] = &ams[i];
+    }
+    qsort(km->aggregates, km->n_aggregates, sizeof *km->aggregates, by_name_order);
+    return 0;
+}
+
+/*
+ * The keyspace's materialized views, from its rows of system_schema.views (by view name), each
+ * with its columns and listed both in the keyspace and in its base table (tms, the keyspace's
+ * tables, parallel to km->tables). A view without base_table_name, or whose base table is not
+ * in the keyspace, is logged and left out (the driver's update_views).
+ */
+static int build_views(build *b, ks_types *kt, CassKeyspaceMeta *km, CassTableMeta *tms,
+                       const sys_rows in[CQL_DRV_SCHEMA_N])
+{
+    CassSchemaMeta *m = b->m;
+    const sys_rows *views = &in[CQL_DRV_SCHEMA_VIEWS];
+    size_t first, n = key_range(views, &km->name, 1, &first);
+    CassMaterializedViewMeta *vms = arena_alloc(m, sizeof *vms * n);
+    CassTableMeta **base = arena_alloc(m, sizeof *base * n);
+    km->views = arena_alloc(m, sizeof *km->views * n);
+    if (!vms || !base || !km->views)
+        return nomem(b->err, km->name);
+    /* each view's base table, and how many views each table has */
+    for (size_t i = 0; i < n; i++) {
+        const raw_row *row = &views->rows[first + i];
+        const char *table = field_text(&row->fields, "base_table_name");
+        long t = table ? FIND_BY_NAME(km->tables, km->n_tables, CassTableMeta, table, strlen(table))
+                       : -1;
+        base[i] = t < 0 ? NULL : &tms[t];
+        if (!table)
+            cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                        "View %s.%s has no base_table_name", row->k[0], row->k[1]);
+        else if (t < 0)
+            cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
+                        "No table metadata for view %s.%s with base table name '%s'", row->k[0],
+                        row->k[1], table);
+        else
+            base[i]->n_views++;
+    }
+    for (size_t t = 0; t < km->n_tables; t++) {
+        if (!(tms[t].views = arena_alloc(m, sizeof *tms[t].views * tms[t].n_views)))
+            return nomem(b->err, tms[t].name);
+        tms[t].n_views = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!base[i])
+            continue;
+        const raw_row *row = &views->rows[first + i];
+        CassMaterializedViewMeta *vm = &vms[i];
+        memset(vm, 0, sizeof *vm);
+        vm->name = vm->t.name = row->k[1];
+        vm->name_len = vm->t.name_len = strlen(vm->name);
+        vm->t.fields = row->fields;
+        vm->base_table = base[i];
+        size_t c0, nc = key_range(&in[CQL_DRV_SCHEMA_COLUMNS], row->k, 2, &c0);
+        int rc = build_columns(b, kt, &vm->t, in[CQL_DRV_SCHEMA_COLUMNS].rows + c0, nc);
+        if (rc)
+            return rc;
+        base[i]->views[base[i]->n_views++] = vm;
+        km->views[km->n_views++] = vm;
+    }
+    return 0;
+}
+
+/* The keyspace of row ks with its user types, tables (each with its columns and indexes),
+   views, functions and aggregates. */
 static int build_keyspace(build *b, CassKeyspaceMeta *km, const raw_row *ks,
                           const sys_rows in[CQL_DRV_SCHEMA_N])
 {
@@ -751,9 +1335,15 @@ static int build_keyspace(build *b, CassKeyspaceMeta *km, const raw_row *ks,
         size_t c0, nc = key_range(&in[CQL_DRV_SCHEMA_COLUMNS], row->k, 2, &c0);
         if ((rc = build_columns(b, &kt, tm, in[CQL_DRV_SCHEMA_COLUMNS].rows + c0, nc)))
             return rc;
+        size_t i0, ni = key_range(&in[CQL_DRV_SCHEMA_INDEXES], row->k, 2, &i0);
+        if ((rc = build_indexes(b, tm, in[CQL_DRV_SCHEMA_INDEXES].rows + i0, ni)))
+            return rc;
         km->tables[km->n_tables++] = tm;
     }
-    return 0;
+    if ((rc = build_views(b, &kt, km, tms, in)) ||
+        (rc = build_functions(b, &kt, km, &in[CQL_DRV_SCHEMA_FUNCTIONS])))
+        return rc;
+    return build_aggregates(b, &kt, km, &in[CQL_DRV_SCHEMA_AGGREGATES]);
 }
 
 /* system.local's release_version, as "major.minor[.patch]". */
@@ -913,8 +1503,11 @@ const CassMaterializedViewMeta *
 cass_keyspace_meta_materialized_view_by_name_n(const CassKeyspaceMeta *keyspace_meta,
                                                const char *view, size_t view_length)
 {
-    (void)keyspace_meta, (void)view, (void)view_length; /* no materialized views exist */
-    return NULL;
+    if (!keyspace_meta)
+        return NULL;
+    long i = FIND_BY_NAME(keyspace_meta->views, keyspace_meta->n_views, CassMaterializedViewMeta,
+                          view, view_length);
+    return i < 0 ? NULL : keyspace_meta->views[i];
 }
 
 const CassDataType *cass_keyspace_meta_user_type_by_name(const CassKeyspaceMeta *keyspace_meta,
@@ -945,8 +1538,11 @@ const CassFunctionMeta *cass_keyspace_meta_function_by_name_n(const CassKeyspace
                                                               const char *arguments,
                                                               size_t arguments_length)
 {
-    (void)keyspace_meta, (void)name, (void)name_length, (void)arguments, (void)arguments_length;
-    return NULL; /* no user-defined functions exist */
+    if (!keyspace_meta)
+        return NULL;
+    return find_full_name(keyspace_meta->functions, keyspace_meta->n_functions,
+                          offsetof(CassFunctionMeta, name), name, name_length, arguments,
+                          arguments_length);
 }
 
 const CassAggregateMeta *cass_keyspace_meta_aggregate_by_name(const CassKeyspaceMeta *keyspace_meta,
@@ -963,8 +1559,11 @@ cass_keyspace_meta_aggregate_by_name_n(const CassKeyspaceMeta *keyspace_meta, co
                                        size_t name_length, const char *arguments,
                                        size_t arguments_length)
 {
-    (void)keyspace_meta, (void)name, (void)name_length, (void)arguments, (void)arguments_length;
-    return NULL; /* no user-defined aggregates exist */
+    if (!keyspace_meta)
+        return NULL;
+    return find_full_name(keyspace_meta->aggregates, keyspace_meta->n_aggregates,
+                          offsetof(CassAggregateMeta, name), name, name_length, arguments,
+                          arguments_length);
 }
 
 const CassValue *cass_keyspace_meta_field_by_name(const CassKeyspaceMeta *keyspace_meta,
@@ -1042,20 +1641,23 @@ const CassIndexMeta *cass_table_meta_index_by_name(const CassTableMeta *table_me
 const CassIndexMeta *cass_table_meta_index_by_name_n(const CassTableMeta *table_meta,
                                                      const char *index, size_t index_length)
 {
-    (void)table_meta, (void)index, (void)index_length; /* no secondary indexes exist */
-    return NULL;
+    if (!table_meta)
+        return NULL;
+    long i = FIND_BY_NAME(table_meta->indexes, table_meta->n_indexes, CassIndexMeta, index,
+                          index_length);
+    return i < 0 ? NULL : table_meta->indexes[i];
 }
 
 size_t cass_table_meta_index_count(const CassTableMeta *table_meta)
 {
-    (void)table_meta;
-    return 0;
+    return table_meta ? table_meta->n_indexes : 0;
 }
 
 const CassIndexMeta *cass_table_meta_index(const CassTableMeta *table_meta, size_t index)
 {
-    (void)table_meta, (void)index;
-    return NULL;
+    if (!table_meta || index >= table_meta->n_indexes)
+        return NULL;
+    return table_meta->indexes[index];
 }
 
 const CassMaterializedViewMeta *
@@ -1069,21 +1671,24 @@ const CassMaterializedViewMeta *
 cass_table_meta_materialized_view_by_name_n(const CassTableMeta *table_meta, const char *view,
                                             size_t view_length)
 {
-    (void)table_meta, (void)view, (void)view_length; /* no materialized views exist */
-    return NULL;
+    if (!table_meta)
+        return NULL;
+    long i = FIND_BY_NAME(table_meta->views, table_meta->n_views, CassMaterializedViewMeta, view,
+                          view_length);
+    return i < 0 ? NULL : table_meta->views[i];
 }
 
 size_t cass_table_meta_materialized_view_count(const CassTableMeta *table_meta)
 {
-    (void)table_meta;
-    return 0;
+    return table_meta ? table_meta->n_views : 0;
 }
 
 const CassMaterializedViewMeta *cass_table_meta_materialized_view(const CassTableMeta *table_meta,
                                                                   size_t index)
 {
-    (void)table_meta, (void)index;
-    return NULL;
+    if (!table_meta || index >= table_meta->n_views)
+        return NULL;
+    return table_meta->views[index];
 }
 
 size_t cass_table_meta_partition_key_count(const CassTableMeta *table_meta)
@@ -1161,6 +1766,291 @@ const CassValue *cass_column_meta_field_by_name_n(const CassColumnMeta *column_m
 }
 
 /* ------------------------------------------------------------------------ */
+/* Materialized views: a table's accessors over the view's table part         */
+/* ------------------------------------------------------------------------ */
+
+void cass_materialized_view_meta_name(const CassMaterializedViewMeta *view_meta, const char **name,
+                                      size_t *name_length)
+{
+    name_out(view_meta ? view_meta->name : NULL, view_meta ? view_meta->name_len : 0, name,
+             name_length);
+}
+
+const CassTableMeta *
+cass_materialized_view_meta_base_table(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? view_meta->base_table : NULL;
+}
+
+const CassColumnMeta *
+cass_materialized_view_meta_column_by_name(const CassMaterializedViewMeta *view_meta,
+                                           const char *column)
+{
+    return view_meta ? cass_table_meta_column_by_name(&view_meta->t, column) : NULL;
+}
+
+const CassColumnMeta *
+cass_materialized_view_meta_column_by_name_n(const CassMaterializedViewMeta *view_meta,
+                                             const char *column, size_t column_length)
+{
+    return view_meta ? cass_table_meta_column_by_name_n(&view_meta->t, column, column_length)
+                     : NULL;
+}
+
+size_t cass_materialized_view_meta_column_count(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? view_meta->t.n_cols : 0;
+}
+
+const CassColumnMeta *cass_materialized_view_meta_column(const CassMaterializedViewMeta *view_meta,
+                                                         size_t index)
+{
+    return view_meta ? cass_table_meta_column(&view_meta->t, index) : NULL;
+}
+
+size_t cass_materialized_view_meta_partition_key_count(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? view_meta->t.n_pk : 0;
+}
+
+const CassColumnMeta *
+cass_materialized_view_meta_partition_key(const CassMaterializedViewMeta *view_meta, size_t index)
+{
+    return view_meta ? cass_table_meta_partition_key(&view_meta->t, index) : NULL;
+}
+
+size_t cass_materialized_view_meta_clustering_key_count(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? view_meta->t.n_ck : 0;
+}
+
+const CassColumnMeta *
+cass_materialized_view_meta_clustering_key(const CassMaterializedViewMeta *view_meta, size_t index)
+{
+    return view_meta ? cass_table_meta_clustering_key(&view_meta->t, index) : NULL;
+}
+
+CassClusteringOrder
+cass_materialized_view_meta_clustering_key_order(const CassMaterializedViewMeta *view_meta,
+                                                 size_t index)
+{
+    return view_meta ? cass_table_meta_clustering_key_order(&view_meta->t, index)
+                     : CASS_CLUSTERING_ORDER_NONE;
+}
+
+const CassValue *
+cass_materialized_view_meta_field_by_name(const CassMaterializedViewMeta *view_meta,
+                                          const char *name)
+{
+    return name ? cass_materialized_view_meta_field_by_name_n(view_meta, name, strlen(name)) : NULL;
+}
+
+const CassValue *
+cass_materialized_view_meta_field_by_name_n(const CassMaterializedViewMeta *view_meta,
+                                            const char *name, size_t name_length)
+{
+    return view_meta ? field_by_name(&view_meta->t.fields, name, name_length) : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Secondary indexes                                                         */
+/* ------------------------------------------------------------------------ */
+
+void cass_index_meta_name(const CassIndexMeta *index_meta, const char **name, size_t *name_length)
+{
+    name_out(index_meta ? index_meta->name : NULL, index_meta ? index_meta->name_len : 0, name,
+             name_length);
+}
+
+CassIndexType cass_index_meta_type(const CassIndexMeta *index_meta)
+{
+    return index_meta ? index_meta->type : CASS_INDEX_TYPE_UNKNOWN;
+}
+
+void cass_index_meta_target(const CassIndexMeta *index_meta, const char **target,
+                            size_t *target_length)
+{
+    name_out(index_meta ? index_meta->target : NULL, index_meta ? index_meta->target_len : 0,
+             target, target_length);
+}
+
+const CassValue *cass_index_meta_options(const CassIndexMeta *index_meta)
+{
+    return index_meta ? index_meta->options : NULL;
+}
+
+const CassValue *cass_index_meta_field_by_name(const CassIndexMeta *index_meta, const char *name)
+{
+    return name ? cass_index_meta_field_by_name_n(index_meta, name, strlen(name)) : NULL;
+}
+
+const CassValue *cass_index_meta_field_by_name_n(const CassIndexMeta *index_meta, const char *name,
+                                                 size_t name_length)
+{
+    return index_meta ? field_by_name(&index_meta->fields, name, name_length) : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Functions                                                                 */
+/* ------------------------------------------------------------------------ */
+
+void cass_function_meta_name(const CassFunctionMeta *function_meta, const char **name,
+                             size_t *name_length)
+{
+    name_out(function_meta ? function_meta->simple_name : NULL,
+             function_meta ? function_meta->simple_name_len : 0, name, name_length);
+}
+
+void cass_function_meta_full_name(const CassFunctionMeta *function_meta, const char **full_name,
+                                  size_t *full_name_length)
+{
+    name_out(function_meta ? function_meta->name : NULL,
+             function_meta ? function_meta->name_len : 0, full_name, full_name_length);
+}
+
+void cass_function_meta_body(const CassFunctionMeta *function_meta, const char **body,
+                             size_t *body_length)
+{
+    const char *s = function_meta ? function_meta->body : NULL;
+    name_out(s, s ? strlen(s) : 0, body, body_length);
+}
+
+void cass_function_meta_language(const CassFunctionMeta *function_meta, const char **language,
+                                 size_t *language_length)
+{
+    const char *s = function_meta ? function_meta->language : NULL;
+    name_out(s, s ? strlen(s) : 0, language, language_length);
+}
+
+cass_bool_t cass_function_meta_called_on_null_input(const CassFunctionMeta *function_meta)
+{
+    return function_meta ? function_meta->called_on_null_input : cass_false;
+}
+
+size_t cass_function_meta_argument_count(const CassFunctionMeta *function_meta)
+{
+    return function_meta ? function_meta->n_args : 0;
+}
+
+CassError cass_function_meta_argument(const CassFunctionMeta *function_meta, size_t index,
+                                      const char **name, size_t *name_length,
+                                      const CassDataType **type)
+{
+    if (!function_meta || index >= function_meta->n_args)
+        return CASS_ERROR_LIB_INDEX_OUT_OF_BOUNDS;
+    const char *s = function_meta->arg_names[index];
+    name_out(s, strlen(s), name, name_length);
+    if (type)
+        *type = function_meta->arg_types[index];
+    return CASS_OK;
+}
+
+const CassDataType *cass_function_meta_argument_type_by_name(const CassFunctionMeta *function_meta,
+                                                             const char *name)
+{
+    return name ? cass_function_meta_argument_type_by_name_n(function_meta, name, strlen(name))
+                : NULL;
+}
+
+/* The first argument of that name (the driver's std::find); arguments are few and unsorted. */
+const CassDataType *
+cass_function_meta_argument_type_by_name_n(const CassFunctionMeta *function_meta, const char *name,
+                                           size_t name_length)
+{
+    if (!function_meta || !name)
+        return NULL;
+    for (size_t i = 0; i < function_meta->n_args; i++)
+        if (!name_cmp(function_meta->arg_names[i], name, name_length))
+            return function_meta->arg_types[i];
+    return NULL;
+}
+
+const CassDataType *cass_function_meta_return_type(const CassFunctionMeta *function_meta)
+{
+    return function_meta ? function_meta->return_type : NULL;
+}
+
+const CassValue *cass_function_meta_field_by_name(const CassFunctionMeta *function_meta,
+                                                  const char *name)
+{
+    return name ? cass_function_meta_field_by_name_n(function_meta, name, strlen(name)) : NULL;
+}
+
+const CassValue *cass_function_meta_field_by_name_n(const CassFunctionMeta *function_meta,
+                                                    const char *name, size_t name_length)
+{
+    return function_meta ? field_by_name(&function_meta->fields, name, name_length) : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Aggregates                                                                */
+/* ------------------------------------------------------------------------ */
+
+void cass_aggregate_meta_name(const CassAggregateMeta *aggregate_meta, const char **name,
+                              size_t *name_length)
+{
+    name_out(aggregate_meta ? aggregate_meta->simple_name : NULL,
+             aggregate_meta ? aggregate_meta->simple_name_len : 0, name, name_length);
+}
+
+void cass_aggregate_meta_full_name(const CassAggregateMeta *aggregate_meta, const char **full_name,
+                                   size_t *full_name_length)
+{
+    name_out(aggregate_meta ? aggregate_meta->name : NULL,
+             aggregate_meta ? aggregate_meta->name_len : 0, full_name, full_name_length);
+}
+
+size_t cass_aggregate_meta_argument_count(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? aggregate_meta->n_args : 0;
+}
+
+const CassDataType *cass_aggregate_meta_argument_type(const CassAggregateMeta *aggregate_meta,
+                                                      size_t index)
+{
+    if (!aggregate_meta || index >= aggregate_meta->n_args)
+        return NULL;
+    return aggregate_meta->arg_types[index];
+}
+
+const CassDataType *cass_aggregate_meta_return_type(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? aggregate_meta->return_type : NULL;
+}
+
+const CassDataType *cass_aggregate_meta_state_type(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? aggregate_meta->state_type : NULL;
+}
+
+const CassFunctionMeta *cass_aggregate_meta_state_func(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? aggregate_meta->state_func : NULL;
+}
+
+const CassFunctionMeta *cass_aggregate_meta_final_func(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? aggregate_meta->final_func : NULL;
+}
+
+const CassValue *cass_aggregate_meta_init_cond(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? &aggregate_meta->init_cond : NULL;
+}
+
+const CassValue *cass_aggregate_meta_field_by_name(const CassAggregateMeta *aggregate_meta,
+                                                   const char *name)
+{
+    return name ? cass_aggregate_meta_field_by_name_n(aggregate_meta, name, strlen(name)) : NULL;
+}
+
+const CassValue *cass_aggregate_meta_field_by_name_n(const CassAggregateMeta *aggregate_meta,
+                                                     const char *name, size_t name_length)
+{
+    return aggregate_meta ? field_by_name(&aggregate_meta->fields, name, name_length) : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Iterators (struct CassIterator_ and next / free live in cql/driver/result.c)     */
 /* ------------------------------------------------------------------------ */
 
@@ -1228,6 +2118,75 @@ CassIterator *cass_iterator_fields_from_column_meta(const CassColumnMeta *column
     return column_meta ? fields_iterator(&column_meta->fields) : NULL;
 }
 
+CassIterator *
+cass_iterator_materialized_views_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta)
+{
+    if (!keyspace_meta)
+        return NULL;
+    return items_iterator(CASS_ITERATOR_TYPE_MATERIALIZED_VIEW_META, keyspace_meta->views,
+                          keyspace_meta->n_views);
+}
+
+CassIterator *cass_iterator_functions_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta)
+{
+    if (!keyspace_meta)
+        return NULL;
+    return items_iterator(CASS_ITERATOR_TYPE_FUNCTION_META, keyspace_meta->functions,
+                          keyspace_meta->n_functions);
+}
+
+CassIterator *cass_iterator_aggregates_from_keyspace_meta(const CassKeyspaceMeta *keyspace_meta)
+{
+    if (!keyspace_meta)
+        return NULL;
+    return items_iterator(CASS_ITERATOR_TYPE_AGGREGATE_META, keyspace_meta->aggregates,
+                          keyspace_meta->n_aggregates);
+}
+
+CassIterator *cass_iterator_indexes_from_table_meta(const CassTableMeta *table_meta)
+{
+    if (!table_meta)
+        return NULL;
+    return items_iterator(CASS_ITERATOR_TYPE_INDEX_META, table_meta->indexes,
+                          table_meta->n_indexes);
+}
+
+CassIterator *cass_iterator_materialized_views_from_table_meta(const CassTableMeta *table_meta)
+{
+    if (!table_meta)
+        return NULL;
+    return items_iterator(CASS_ITERATOR_TYPE_MATERIALIZED_VIEW_META, table_meta->views,
+                          table_meta->n_views);
+}
+
+/* The driver's view column iterator is a column iterator (cass_iterator_get_column_meta). */
+CassIterator *
+cass_iterator_columns_from_materialized_view_meta(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? cass_iterator_columns_from_table_meta(&view_meta->t) : NULL;
+}
+
+CassIterator *
+cass_iterator_fields_from_materialized_view_meta(const CassMaterializedViewMeta *view_meta)
+{
+    return view_meta ? fields_iterator(&view_meta->t.fields) : NULL;
+}
+
+CassIterator *cass_iterator_fields_from_index_meta(const CassIndexMeta *index_meta)
+{
+    return index_meta ? fields_iterator(&index_meta->fields) : NULL;
+}
+
+CassIterator *cass_iterator_fields_from_function_meta(const CassFunctionMeta *function_meta)
+{
+    return function_meta ? fields_iterator(&function_meta->fields) : NULL;
+}
+
+CassIterator *cass_iterator_fields_from_aggregate_meta(const CassAggregateMeta *aggregate_meta)
+{
+    return aggregate_meta ? fields_iterator(&aggregate_meta->fields) : NULL;
+}
+
 /* The current item of a metadata iterator of that kind, or NULL (wrong kind, no current item). */
 static const void *current(const CassIterator *it, CassIteratorType type)
 {
@@ -1249,6 +2208,27 @@ const CassTableMeta *cass_iterator_get_table_meta(const CassIterator *iterator)
 const CassColumnMeta *cass_iterator_get_column_meta(const CassIterator *iterator)
 {
     return current(iterator, CASS_ITERATOR_TYPE_COLUMN_META);
+}
+
+const CassMaterializedViewMeta *
+cass_iterator_get_materialized_view_meta(const CassIterator *iterator)
+{
+    return current(iterator, CASS_ITERATOR_TYPE_MATERIALIZED_VIEW_META);
+}
+
+const CassFunctionMeta *cass_iterator_get_function_meta(const CassIterator *iterator)
+{
+    return current(iterator, CASS_ITERATOR_TYPE_FUNCTION_META);
+}
+
+const CassAggregateMeta *cass_iterator_get_aggregate_meta(const CassIterator *iterator)
+{
+    return current(iterator, CASS_ITERATOR_TYPE_AGGREGATE_META);
+}
+
+const CassIndexMeta *cass_iterator_get_index_meta(const CassIterator *iterator)
+{
+    return current(iterator, CASS_ITERATOR_TYPE_INDEX_META);
 }
 
 static int current_field(const CassIterator *it)

@@ -43,6 +43,7 @@ typedef struct session_impl {
     cql_backend *backend;
     cass_uint32_t schema_version; /* the snapshot version of the last schema seen */
     uint8_t schema_uuid[16];      /* that schema's system.local schema_version */
+    cql_drv_meter requests;       /* every request's latency, for cass_session_get_metrics */
 } session_impl;
 
 static session_impl *impl_of(const CassSession *s)
@@ -75,6 +76,7 @@ CassSession *cass_session_new(void)
         return NULL;
     }
     si->state = ST_CLOSED;
+    cql_drv_meter_init(&si->requests);
     si->pub.client_id = random_uuid();
     si->pub.consistency = CASS_CONSISTENCY_LOCAL_ONE;
     si->pub.serial_consistency = CASS_CONSISTENCY_ANY;
@@ -135,6 +137,7 @@ static void request_done(void *arg, int rc, const eng_err *err, cql_result *resu
 {
     CassFuture *f = arg;
     session_impl *si = f->producer;
+    cql_drv_meter_record(&si->requests, cql_drv_now_us() - f->started_us);
     if (rc)
         cql_drv_future_fail(f, err);
     else
@@ -147,6 +150,7 @@ static void request_done(void *arg, int rc, const eng_err *err, cql_result *resu
 static CassFuture *pending_new(session_impl *si, CassFuture *f)
 {
     f->producer = si;
+    f->started_us = cql_drv_now_us();
     return cql_drv_future_ref(f);
 }
 
@@ -204,9 +208,22 @@ static CassError uri_settings(const char *uri, const char *origin, CassCluster *
         const char *v = p[klen] == '=' ? p + klen + 1 : p + klen;
         vlen = strcspn(v, "&");
         int serial = klen == 18 && !strncasecmp(p, "serial_consistency", 18);
+        if (klen == 11 && !strncasecmp(p, "compression", 11)) {
+            int c = cql_drv_compression_by_name(v, vlen);
+            if (c < 0) {
+                eng_errorf(err, ENG_E_INVALID,
+                           "Invalid compression '%.*s' in %s%s (lz4, snappy or none)", (int)vlen,
+                           v, uri, origin);
+                return CASS_ERROR_LIB_BAD_PARAMS;
+            }
+            copy->compression = c;
+            p = v + vlen;
+            continue;
+        }
         if (!serial && !(klen == 11 && !strncasecmp(p, "consistency", 11))) {
-            eng_errorf(err, ENG_E_INVALID, "Unknown option '%.*s' in %s%s (consistency and "
-                       "serial_consistency are known)", (int)klen, p, uri, origin);
+            eng_errorf(err, ENG_E_INVALID, "Unknown option '%.*s' in %s%s (consistency, "
+                       "serial_consistency and compression are known)", (int)klen, p, uri,
+                       origin);
             return CASS_ERROR_LIB_BAD_PARAMS;
         }
         int level = -1;
@@ -387,6 +404,7 @@ void cass_session_free(CassSession *session)
     pthread_mutex_unlock(&si->pub.lock);
     pthread_cond_destroy(&si->cond);
     pthread_mutex_destroy(&si->pub.lock);
+    cql_drv_meter_destroy(&si->requests);
     eng_free(si);
 }
 
@@ -548,6 +566,8 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
     }
     apply_defaults(si, profile, statement->consistency, statement->serial_consistency,
                    statement->request_timeout_ms, statement->timestamp, &req);
+    req.profile = profile;
+    req.coordinator = &f->coordinator;
     ops->execute(b, &req, request_done, pending_new(si, f)); /* ends the request, now or later */
     eng_free(heap);
     return f;
@@ -610,6 +630,14 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
             breq.payload_names = batch->payload->names;
             breq.payload_values = batch->payload->vals;
         }
+        breq.tracing = batch->tracing == cass_true;
+        breq.idempotent = batch->idempotent == cass_true;
+        breq.profile = profile;
+        breq.retry_policy = batch->retry_policy;
+        breq.keyspace = batch->keyspace;
+        breq.coordinator = &f->coordinator;
+        for (size_t i = 0; i < n; i++)
+            reqs[i].tracing = 0; /* the batch is traced as a whole */
         ops->execute_batch(b, &breq, request_done, pending_new(si, f)); /* ends it, now or later */
     } else {
         fail_request(f);
@@ -846,4 +874,44 @@ int cassette_session_snapshot(CassSession *session, const char *dir)
     if (!dir || !*dir)
         return CASS_ERROR_LIB_BAD_PARAMS;
     return extension(session, EXT_SNAPSHOT, 0, dir);
+}
+
+/* ---- metrics ---- */
+
+void cass_session_get_metrics(const CassSession *session, CassMetrics *output)
+{
+    if (!output)
+        return;
+    memset(output, 0, sizeof *output);
+    if (!session)
+        return;
+    session_impl *si = impl_of(session);
+    cql_drv_meter_read(&si->requests, output);
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (begin_request(si, &ops, &b))
+        return;
+    if (ops->metrics)
+        ops->metrics(b, output, NULL);
+    end_request(si);
+}
+
+void cass_session_get_speculative_execution_metrics(const CassSession *session,
+                                                     CassSpeculativeExecutionMetrics *output)
+{
+    if (!output)
+        return;
+    memset(output, 0, sizeof *output);
+    if (!session)
+        return;
+    session_impl *si = impl_of(session);
+    const cql_backend_ops *ops;
+    cql_backend *b;
+    if (!begin_request(si, &ops, &b)) {
+        if (ops->metrics)
+            ops->metrics(b, NULL, output);
+        end_request(si);
+    }
+    uint64_t all = cql_drv_meter_count(&si->requests);
+    output->percentage = all ? 100.0 * (double)output->count / (double)all : 0;
 }

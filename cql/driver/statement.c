@@ -251,6 +251,7 @@ static void statement_destroy(CassStatement *s)
     eng_buf_free(&s->paging_state);
     eng_free(s->profile);
     cass_custom_payload_free(s->payload);
+    cass_retry_policy_free(s->retry_policy);
     eng_free(s);
 }
 
@@ -389,12 +390,68 @@ static CassError buf_assign(eng_buf *b, const void *p, size_t len)
     return CASS_OK;
 }
 
-/* Only recorded: routing concerns the remote backend. */
+/* The remote backend's routing key of a simple statement; embedded, nothing to route. */
 CassError cass_statement_add_key_index(CassStatement *statement, size_t index)
 {
-    if (!statement || statement->prepared || index >= statement->n_values)
+    if (!statement || statement->prepared || index >= statement->n_values ||
+        statement->n_key_indices >= CQL_DRV_MAX_KEY_INDICES)
         return CASS_ERROR_LIB_BAD_PARAMS;
+    statement->key_indices[statement->n_key_indices++] = index;
     return CASS_OK;
+}
+
+CassError cass_statement_set_retry_policy(CassStatement *statement,
+                                          CassRetryPolicy *retry_policy)
+{
+    if (!statement)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    CassRetryPolicy *old = statement->retry_policy;
+    statement->retry_policy = retry_policy ? cql_drv_retry_policy_ref(retry_policy) : NULL;
+    cass_retry_policy_free(old);
+    return CASS_OK;
+}
+
+CassError cass_batch_set_retry_policy(CassBatch *batch, CassRetryPolicy *retry_policy)
+{
+    if (!batch)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    CassRetryPolicy *old = batch->retry_policy;
+    batch->retry_policy = retry_policy ? cql_drv_retry_policy_ref(retry_policy) : NULL;
+    cass_retry_policy_free(old);
+    return CASS_OK;
+}
+
+/* The node a statement must run on: an address (numeric, as the driver requires) and port. */
+CassError cass_statement_set_host_n(CassStatement *statement, const char *host,
+                                    size_t host_length, int port)
+{
+    CassInet inet;
+    if (!statement || !host || cass_inet_from_string_n(host, host_length, &inet) != CASS_OK)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    return cass_statement_set_host_inet(statement, &inet, port);
+}
+
+CassError cass_statement_set_host(CassStatement *statement, const char *host, int port)
+{
+    return cass_statement_set_host_n(statement, host, host ? strlen(host) : 0, port);
+}
+
+CassError cass_statement_set_host_inet(CassStatement *statement, const CassInet *host, int port)
+{
+    if (!statement || !host ||
+        (host->address_length != CASS_INET_V4_LENGTH &&
+         host->address_length != CASS_INET_V6_LENGTH))
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    cass_inet_string(*host, statement->host);
+    statement->host_port = port;
+    return CASS_OK;
+}
+
+CassError cass_statement_set_node(CassStatement *statement, const CassNode *node)
+{
+    if (!statement || !node)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    return cass_statement_set_host_inet(statement, &node->address, node->port);
 }
 
 /* A bound statement's keyspace is its prepared statement's (driver: statement.cpp). */
@@ -428,6 +485,14 @@ CassError cass_statement_set_custom_payload(CassStatement *statement,
     if (!statement)
         return CASS_ERROR_LIB_BAD_PARAMS;
     return payload_assign(&statement->payload, payload);
+}
+
+CassError cass_statement_set_tracing(CassStatement *statement, cass_bool_t enabled)
+{
+    if (!statement)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    statement->tracing = enabled ? cass_true : cass_false;
+    return CASS_OK;
 }
 
 CassError cass_statement_set_consistency(CassStatement *statement, CassConsistency consistency)
@@ -657,6 +722,18 @@ int cql_drv_statement_request(const CassStatement *s, cql_request *req, eng_val 
         req->payload_names = s->payload->names;
         req->payload_values = s->payload->vals;
     }
+    req->tracing = s->tracing == cass_true;
+    req->idempotent = s->idempotent == cass_true;
+    req->retry_policy = s->retry_policy;
+    req->keyspace = s->keyspace;
+    if (s->n_key_indices) {
+        req->key_indices = s->key_indices;
+        req->n_key_indices = s->n_key_indices;
+    }
+    if (s->host[0]) {
+        req->host = s->host;
+        req->host_port = s->host_port;
+    }
     return 0;
 }
 
@@ -694,6 +771,8 @@ static CassStatement *statement_copy(const CassStatement *s)
     c->serial_consistency = s->serial_consistency;
     c->request_timeout_ms = s->request_timeout_ms;
     c->idempotent = s->idempotent;
+    memcpy(c->key_indices, s->key_indices, sizeof c->key_indices);
+    c->n_key_indices = s->n_key_indices;
     if (s->prepared)
         c->keyspace = s->keyspace; /* borrowed from the prepared statement, as s's */
     else
@@ -731,6 +810,7 @@ void cass_batch_free(CassBatch *batch)
     eng_free(batch->keyspace);
     eng_free(batch->profile);
     cass_custom_payload_free(batch->payload);
+    cass_retry_policy_free(batch->retry_policy);
     eng_free(batch);
 }
 
@@ -739,6 +819,14 @@ CassError cass_batch_set_custom_payload(CassBatch *batch, const CassCustomPayloa
     if (!batch)
         return CASS_ERROR_LIB_BAD_PARAMS;
     return payload_assign(&batch->payload, payload);
+}
+
+CassError cass_batch_set_tracing(CassBatch *batch, cass_bool_t enabled)
+{
+    if (!batch)
+        return CASS_ERROR_LIB_BAD_PARAMS;
+    batch->tracing = enabled ? cass_true : cass_false;
+    return CASS_OK;
 }
 
 CassError cass_batch_set_keyspace(CassBatch *batch, const char *keyspace)

@@ -749,8 +749,13 @@ int cql_proto_response_decode(const cql_proto_header *h, const uint8_t *body, si
         return eng_errorf(err, ENG_E_PROTOCOL, "Invalid response opcode %d", h->opcode);
     dec d = {.a = a, .version = h->version};
     cql_proto_reader_init(&d.r, body, len);
-    if ((h->flags & CQL_PROTO_FLAG_TRACING) && h->opcode == CQL_PROTO_RESULT)
-        (void)cql_proto_get_uuid(&d.r); /* the tracing session id */
+    if (h->flags & CQL_PROTO_FLAG_TRACING) { /* the tracing session id comes first */
+        const uint8_t *id = cql_proto_get_uuid(&d.r);
+        if (id) {
+            memcpy(out->tracing_id, id, 16);
+            out->has_tracing_id = 1;
+        }
+    }
     if (h->flags & CQL_PROTO_FLAG_WARNING) {
         cql_proto_string_list w;
         if (cql_proto_get_string_list(&d.r, a, &w))

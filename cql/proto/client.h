@@ -78,6 +78,9 @@ typedef struct cql_proto_response {
     /* EVENT: "SCHEMA_CHANGE", "TOPOLOGY_CHANGE", "STATUS_CHANGE"; the change and node */
     eng_val event_type, event_change;
     cql_proto_inet event_node;
+    /* a traced request's answer: its tracing session id */
+    int has_tracing_id;
+    uint8_t tracing_id[16];
 } cql_proto_response;
 
 /*

@@ -573,6 +573,11 @@ static void rows_init(schema_rows *s)
     s->r[CQL_DRV_SCHEMA_COLUMNS] = result_new(COLUMNS_COLS);
     s->r[CQL_DRV_SCHEMA_TYPES] = result_new(TYPES_COLS);
     s->r[CQL_DRV_SCHEMA_LOCAL] = result_new(LOCAL_COLS);
+    /* indexes, functions, aggregates, views: none (test_driver_schema_objects.c has them) */
+    s->r[CQL_DRV_SCHEMA_INDEXES] = result_new("keyspace_name text");
+    s->r[CQL_DRV_SCHEMA_FUNCTIONS] = result_new("keyspace_name text");
+    s->r[CQL_DRV_SCHEMA_AGGREGATES] = result_new("keyspace_name text");
+    s->r[CQL_DRV_SCHEMA_VIEWS] = result_new("keyspace_name text");
 }
 
 static void keyspace_row(schema_rows *s, const char *ks)

@@ -16,6 +16,7 @@
 
 static void make_db(const char *dir)
 {
+    REMOTE_SKIP("cassette_check reads an embedded database's directory");
     char uri[600];
     snprintf(uri, sizeof uri, "file:%s", dir);
     CassCluster *c = cass_cluster_new();

@@ -223,6 +223,7 @@ TEST(cluster_settings_cloud_bundle_refused)
    session on a copy taken before the cluster is changed again and freed. */
 TEST(cluster_settings_embedded_session_unaffected)
 {
+    REMOTE_SKIP("remote, the filters apply: a node they exclude is not used (test_remote)");
     CassCluster *c = memory_cluster();
     ASSERT(c != NULL);
     ASSERT_EQ(cass_cluster_set_queue_size_io(c, 16), CASS_OK);

@@ -57,7 +57,7 @@ static void add_profile(CassCluster *c, const char *name, CassExecProfile *p)
    table ks.kv (k int primary key, v text). */
 static void open_with(conn *cn, CassCluster *c)
 {
-    ASSERT_EQ(cass_cluster_set_contact_points(c, "memory:"), CASS_OK);
+    ASSERT_EQ(test_database(c, "memory:"), CASS_OK);
     conn_open_cluster(__FILE__, __LINE__, cn, c);
     RUN(cn->session, KS_CQL);
     RUN(cn->session, "CREATE TABLE ks.kv (k int PRIMARY KEY, v text)");
@@ -334,6 +334,7 @@ TEST(bound_statement_runs_with_its_profile)
 
 TEST(routing_settings_are_checked_and_change_nothing_embedded)
 {
+    REMOTE_SKIP("remote, the filters apply: a node they exclude is not used (test_remote)");
     CassRetryPolicy *retry = cass_retry_policy_fallthrough_new();
     CassExecProfile *p = profile_at(CASS_CONSISTENCY_ONE);
     ASSERT_EQ(cass_execution_profile_set_request_timeout(p, 1), CASS_OK);

@@ -7,7 +7,11 @@
  * codes and messages, warnings, PasswordAuthenticator, and a server that
  * goes away.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,84 +22,7 @@
 
 #include "driver_test.h"
 
-typedef struct server {
-    pid_t pid;
-    int port;
-} server;
-
-/* Starts `cassette serve (DB | --memory) --port PORT [extra...]` and reads the port it printed. */
-static void server_start_argv(server *s, const char *db, int port, const char *const *extra,
-                              int n_extra)
-{
-    const char *bin = getenv("CASSETTE");
-    if (!bin || !*bin)
-        bin = "build/release/cassette";
-    int fds[2];
-    ASSERT(pipe(fds) == 0);
-    s->pid = fork();
-    ASSERT(s->pid >= 0);
-    if (s->pid == 0) {
-        /* the server dies with the test, and holds none of the harness's descriptors */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        dup2(fds[1], 1);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, 2);
-        for (int fd = 3; fd < 1024; fd++)
-            close(fd);
-        setenv("CASSETTE_DURABILITY", "none", 1);
-        char p[16];
-        snprintf(p, sizeof p, "%d", port);
-        const char *argv[16] = {bin, "serve", db ? db : "--memory", "--port", p};
-        int n = 5;
-        for (int i = 0; i < n_extra && n < 15; i++)
-            argv[n++] = extra[i];
-        argv[n] = NULL;
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    char line[256] = "";
-    size_t n = 0;
-    while (n + 1 < sizeof line && read(fds[0], line + n, 1) == 1 && line[n] != '\n')
-        n++;
-    line[n] = '\0';
-    close(fds[0]);
-    const char *at = strstr(line, "listening on 127.0.0.1:");
-    if (!at)
-        test_fail(__FILE__, __LINE__, "cassette serve did not start (%s): %s", bin, line);
-    s->port = atoi(at + strlen("listening on 127.0.0.1:"));
-}
-
-static void server_start_on(server *s, const char *db, int port, const char *extra)
-{
-    server_start_argv(s, db, port, &extra, extra ? 1 : 0);
-}
-
-static void server_start(server *s, const char *extra) { server_start_on(s, NULL, 0, extra); }
-
-static void server_stop(server *s)
-{
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGTERM);
-    int status;
-    waitpid(s->pid, &status, 0);
-    s->pid = 0;
-}
-
-static CassCluster *remote_cluster(const server *s, int version)
-{
-    CassCluster *c = cass_cluster_new();
-    ASSERT(c);
-    ASSERT_EQ(cass_cluster_set_contact_points(c, "127.0.0.1"), CASS_OK);
-    ASSERT_EQ(cass_cluster_set_port(c, s->port), CASS_OK);
-    if (version == 5) /* v5 is the driver's beta protocol */
-        ASSERT_EQ(cass_cluster_set_use_beta_protocol_version(c, cass_true), CASS_OK);
-    else if (version)
-        ASSERT_EQ(cass_cluster_set_protocol_version(c, version), CASS_OK);
-    return c;
-}
+#include "serve_test.h"
 
 static const char *text_of(const CassRow *row, size_t col, char *buf, size_t cap)
 {
@@ -109,6 +36,7 @@ static const char *text_of(const CassRow *row, size_t col, char *buf, size_t cap
 
 TEST(every_protocol_version_runs_statements_prepared_and_simple)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     for (int version = 3; version <= 5; version++) {
@@ -180,6 +108,7 @@ TEST(every_protocol_version_runs_statements_prepared_and_simple)
 
 TEST(errors_batches_and_conditional_writes_come_back_as_the_driver_reports_them)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     conn cn;
@@ -247,6 +176,7 @@ TEST(errors_batches_and_conditional_writes_come_back_as_the_driver_reports_them)
 
 TEST(password_authenticator_takes_the_clusters_credentials)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, "--auth");
     CassCluster *c = remote_cluster(&srv, 0);
@@ -282,6 +212,7 @@ TEST(password_authenticator_takes_the_clusters_credentials)
 
 TEST(a_server_that_goes_away_fails_requests_and_nothing_hangs)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     conn cn;
@@ -306,6 +237,7 @@ TEST(a_server_that_goes_away_fails_requests_and_nothing_hangs)
 
 TEST(a_session_reconnects_to_a_restarted_server_with_its_keyspace_and_statements)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     char dir[] = "/tmp/cassette-remote-XXXXXX";
     ASSERT(mkdtemp(dir));
     char db[64];
@@ -314,7 +246,9 @@ TEST(a_session_reconnects_to_a_restarted_server_with_its_keyspace_and_statements
     server_start_on(&srv, db, 0, NULL);
     int port = srv.port;
     conn cn;
-    conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, 4));
+    CassCluster *cluster = remote_cluster(&srv, 4);
+    cass_cluster_set_constant_reconnect(cluster, 100);
+    conn_open_cluster(__FILE__, __LINE__, &cn, cluster);
     RUN(cn.session, KS_CQL);
     RUN(cn.session, "USE ks");
     RUN(cn.session, "CREATE TABLE t (k int PRIMARY KEY, v int)");
@@ -330,9 +264,16 @@ TEST(a_session_reconnects_to_a_restarted_server_with_its_keyspace_and_statements
     CassFuture *f = cass_session_execute(cn.session, st);
     ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
     cass_future_free(f);
-    /* back on the same port (a new process: it has forgotten the prepared statement) */
+    /* back on the same port (a new process: it has forgotten the prepared statement); the
+       session reconnects after the reconnection policy's delay (100 ms here) */
     server_start_on(&srv, db, port, NULL);
-    f = cass_session_execute(cn.session, st);
+    for (int i = 0;; i++) {
+        f = cass_session_execute(cn.session, st);
+        if (cass_future_error_code(f) == CASS_OK || i == 100)
+            break;
+        cass_future_free(f);
+        usleep(50 * 1000);
+    }
     ASSERT_FUTURE_OK(f);
     cass_future_free(f);
     cass_statement_free(st);
@@ -351,6 +292,7 @@ TEST(a_session_reconnects_to_a_restarted_server_with_its_keyspace_and_statements
    the one the session uses goes away, the next request goes to the other contact point. */
 TEST(a_session_fails_over_to_the_next_contact_point)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     char dir[] = "/tmp/cassette-remote-XXXXXX";
     ASSERT(mkdtemp(dir));
     char db[64];
@@ -387,6 +329,7 @@ TEST(a_session_fails_over_to_the_next_contact_point)
 /* CASSETTE_URI names the hosts, the keyspace and the levels: the program is unchanged. */
 TEST(cassette_uri_points_an_unchanged_program_at_a_server)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     conn setup;
@@ -435,6 +378,7 @@ static const char *read_file(const char *path)
    command); the server's certificate verified, its identity too; an untrusted one refused. */
 TEST(tls_through_cassssl_verifies_the_server)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     char dir[] = "/tmp/cassette-tls-XXXXXX";
     ASSERT(mkdtemp(dir));
     char cmd[2048];
@@ -495,6 +439,7 @@ TEST(tls_through_cassssl_verifies_the_server)
    cluster's. A server stopped with SIGSTOP never answers. */
 TEST(a_request_times_out_with_the_timeout_it_resolves_to)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     CassCluster *c = remote_cluster(&srv, 4);
@@ -529,6 +474,7 @@ TEST(a_request_times_out_with_the_timeout_it_resolves_to)
    that carries one (v4 and v5 send it, v3 does not) is accepted and gets none back. */
 TEST(requests_with_a_custom_payload_are_accepted_and_get_none_back)
 {
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
     server srv;
     server_start(&srv, NULL);
     static const cass_byte_t bin[] = {0x00, 0xFF, 0x7F};
@@ -586,5 +532,190 @@ TEST(requests_with_a_custom_payload_are_accepted_and_get_none_back)
         conn_close(&cn);
     }
     cass_custom_payload_free(p);
+    server_stop(&srv);
+}
+
+/* ---- authenticator callbacks ---- */
+
+typedef struct auth_log {
+    const char *password; /* the token's; NULL: the initial callback sets an error */
+    int initial, success, cleanup, data_cleanup;
+    char class_name[128];
+} auth_log;
+
+static void auth_initial(CassAuthenticator *auth, void *data)
+{
+    auth_log *log = data;
+    log->initial++;
+    size_t n;
+    const char *cls = cass_authenticator_class_name(auth, &n);
+    snprintf(log->class_name, sizeof log->class_name, "%.*s", (int)n, cls);
+    if (!log->password) {
+        cass_authenticator_set_error(auth, "no token for you");
+        return;
+    }
+    char token[64];
+    int len = snprintf(token, sizeof token, "%ccassandra%c%s", 0, 0, log->password);
+    cass_authenticator_set_response(auth, token, (size_t)len);
+}
+
+static void auth_success(CassAuthenticator *auth, void *data, const char *token, size_t len)
+{
+    (void)auth, (void)token, (void)len;
+    ((auth_log *)data)->success++;
+}
+
+static void auth_cleanup(CassAuthenticator *auth, void *data)
+{
+    (void)auth;
+    ((auth_log *)data)->cleanup++;
+}
+
+static void auth_data_cleanup(void *data) { ((auth_log *)data)->data_cleanup++; }
+
+static const CassAuthenticatorCallbacks AUTH_CALLBACKS = {auth_initial, NULL, auth_success,
+                                                          auth_cleanup};
+
+TEST(authenticator_callbacks_carry_the_login_on_every_connection)
+{
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
+    server srv;
+    server_start(&srv, "--auth");
+    auth_log log = {.password = "cassandra"};
+    CassCluster *c = remote_cluster(&srv, 0);
+    ASSERT_EQ(cass_cluster_set_authenticator_callbacks(c, &AUTH_CALLBACKS, auth_data_cleanup,
+                                                       &log),
+              CASS_OK);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, c);
+    const CassResult *r = QUERY(cn.session, "SELECT role FROM system_auth.roles");
+    ASSERT_EQ(cass_result_row_count(r), 1);
+    cass_result_free(r);
+    /* the control connection and the pool's: one exchange each, each cleaned up */
+    ASSERT_EQ(log.initial, 2);
+    ASSERT_EQ(log.success, 2);
+    ASSERT_EQ(log.cleanup, 2);
+    ASSERT_STR_EQ(log.class_name, "org.apache.cassandra.auth.PasswordAuthenticator");
+    conn_close(&cn);
+    ASSERT_EQ(log.data_cleanup, 1); /* with the last cluster holding the callbacks */
+
+    /* a wrong password: the server refuses; an error set by the callback: ours */
+    const char *cases[] = {"wrong", NULL};
+    for (int i = 0; i < 2; i++) {
+        auth_log bad = {.password = cases[i]};
+        c = remote_cluster(&srv, 0);
+        ASSERT_EQ(cass_cluster_set_authenticator_callbacks(c, &AUTH_CALLBACKS, NULL, &bad),
+                  CASS_OK);
+        CassSession *s = cass_session_new();
+        CassFuture *f = cass_session_connect(s, c);
+        ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_BAD_CREDENTIALS);
+        char msg[256];
+        ASSERT(strstr(future_message(f, msg, sizeof msg),
+                      i == 0 ? "are incorrect" : "no token for you"));
+        cass_future_free(f);
+        cass_session_free(s);
+        cass_cluster_free(c);
+        ASSERT_EQ(bad.cleanup, bad.initial);
+    }
+    server_stop(&srv);
+}
+
+/* ---- a server that answers garbage ---- */
+
+typedef struct garbage_server {
+    int fd;
+    int port;
+    pthread_t thread;
+} garbage_server;
+
+/* Accepts connections and answers whatever arrives with bytes that are no frame. */
+static void *garbage_main(void *arg)
+{
+    garbage_server *g = arg;
+    for (;;) {
+        int c = accept(g->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        char buf[512];
+        if (read(c, buf, sizeof buf) > 0) {
+            static const char junk[] = "HTTP/1.1 400 Bad Request\r\n\r\nthis is not CQL at all";
+            if (write(c, junk, sizeof junk - 1) < 0) {
+                /* the client may be gone: nothing to do */
+            }
+        }
+        usleep(100 * 1000);
+        close(c);
+    }
+}
+
+TEST(garbage_from_a_server_fails_the_connect_with_a_clear_error)
+{
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
+    garbage_server g;
+    g.fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT(g.fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ASSERT(bind(g.fd, (struct sockaddr *)&a, sizeof a) == 0);
+    socklen_t len = sizeof a;
+    ASSERT(getsockname(g.fd, (struct sockaddr *)&a, &len) == 0);
+    ASSERT(listen(g.fd, 8) == 0);
+    g.port = ntohs(a.sin_port);
+    ASSERT(pthread_create(&g.thread, NULL, garbage_main, &g) == 0);
+    server fake = {.pid = 0, .port = g.port};
+    for (int version = 3; version <= 5; version++) {
+        CassCluster *c = remote_cluster(&fake, version);
+        CassSession *s = cass_session_new();
+        CassFuture *f = cass_session_connect(s, c);
+        ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_LIB_NO_HOSTS_AVAILABLE);
+        char msg[256];
+        future_message(f, msg, sizeof msg);
+        ASSERT(strlen(msg) > 0);
+        cass_future_free(f);
+        cass_session_free(s);
+        cass_cluster_free(c);
+    }
+    shutdown(g.fd, SHUT_RDWR);
+    close(g.fd);
+    pthread_join(g.thread, NULL);
+}
+
+/* ---- many requests at once ---- */
+
+TEST(thousands_of_requests_in_flight_all_complete)
+{
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
+    server srv;
+    server_start(&srv, NULL);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, remote_cluster(&srv, 4));
+    RUN(cn.session, KS_CQL);
+    RUN(cn.session, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)");
+    CassFuture *pf = cass_session_prepare(cn.session, "INSERT INTO ks.t (k, v) VALUES (?, ?)");
+    ASSERT_FUTURE_OK(pf);
+    const CassPrepared *ins = cass_future_get_prepared(pf);
+    cass_future_free(pf);
+    enum { N = 5000 };
+    CassFuture **fs = calloc(N, sizeof *fs);
+    ASSERT(fs);
+    for (int i = 0; i < N; i++) {
+        CassStatement *st = cass_prepared_bind(ins);
+        cass_statement_bind_int32(st, 0, i);
+        cass_statement_bind_int32(st, 1, i);
+        fs[i] = cass_session_execute(cn.session, st);
+        cass_statement_free(st);
+    }
+    for (int i = 0; i < N; i++) {
+        ASSERT_FUTURE_OK(fs[i]);
+        cass_future_free(fs[i]);
+    }
+    free(fs);
+    const CassResult *r = QUERY(cn.session, "SELECT count(*) FROM ks.t");
+    cass_int64_t n;
+    ASSERT_EQ(cass_value_get_int64(cass_row_get_column(cass_result_first_row(r), 0), &n),
+              CASS_OK);
+    ASSERT_EQ(n, N);
+    cass_result_free(r);
+    cass_prepared_free(ins);
+    conn_close(&cn);
     server_stop(&srv);
 }
