@@ -751,7 +751,7 @@ int cql_proto_response_decode(const cql_proto_header *h, const uint8_t *body, si
     cql_proto_reader_init(&d.r, body, len);
     if (h->flags & CQL_PROTO_FLAG_TRACING) { /* the tracing session id comes first */
         const uint8_t *id = cql_proto_get_uuid(&d.r);
-        if (id) {
+        if (id && !d.r.bad) { /* a short body reads as "" and marks the reader bad */
             memcpy(out->tracing_id, id, 16);
             out->has_tracing_id = 1;
         }
