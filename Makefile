@@ -63,9 +63,10 @@ TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/dr
                                 tests/shell/test_*.c tests/concurrency/test_*.c \
                                 tests/corrupt/test_*.c tests/proto/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
-# The tests that start threads: the concurrency suite and every other test file calling
-# pthread_create. `make test-tsan` runs these under ThreadSanitizer.
-TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) \
+# The tests that start threads: the concurrency suite, every other test file calling
+# pthread_create, and the remote backend's cluster (its monitor and connection threads).
+# `make test-tsan` runs these under ThreadSanitizer.
+TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) tests/driver/test_cluster.c \
                        $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
 TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/cql/remote.sh tests/server/run.sh \

@@ -1079,15 +1079,22 @@ void cql_remote_cluster_free(cql_backend *b)
     pthread_mutex_unlock(&b->lock);
     if (b->has_monitor)
         pthread_join(b->monitor, NULL);
-    while (b->tasks) { /* speculative executions not started: their requests are over */
-        rtask *t = b->tasks;
-        b->tasks = t->next;
+    /* the control connection posts events from its thread: closed (joined) before the tasks
+       are drained */
+    if (b->control)
+        cql_conn_close(b->control);
+    b->control = NULL;
+    pthread_mutex_lock(&b->lock);
+    rtask *tasks = b->tasks;
+    b->tasks = NULL;
+    pthread_mutex_unlock(&b->lock);
+    while (tasks) { /* speculative executions not started: their requests are over */
+        rtask *t = tasks;
+        tasks = t->next;
         if (t->kind == TASK_SPECULATE)
             t->fire(t->arg); /* fires nothing: the request is done (stopping) */
         free(t);
     }
-    if (b->control)
-        cql_conn_close(b->control);
     for (unsigned i = 0; i < b->n_hosts; i++) {
         rhost *h = b->hosts[i];
         for (unsigned j = 0; j < h->n_pool; j++)
