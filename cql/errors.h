@@ -37,6 +37,7 @@ enum {
     CQL_E_CLOSED,            /* the connection closed before the answer */
     CQL_E_TIMEOUT,           /* no answer within the request timeout */
     CQL_E_AUTH_NEEDED,       /* the server asks for credentials none were given for */
+    CQL_E_QUEUE_FULL,        /* too many requests wait for a stream on a connection */
 };
 
 /* clang-format off */
@@ -87,7 +88,9 @@ enum {
     X(CQL_E_TIMEOUT, 0x0000, "SERVER_ERROR", CASS_ERROR_LIB_REQUEST_TIMED_OUT, "OperationTimedOut", \
       NULL)                                                                                        \
     X(CQL_E_AUTH_NEEDED, 0x0000, "SERVER_ERROR", CASS_ERROR_SERVER_BAD_CREDENTIALS,               \
-      "AuthenticationFailed", NULL)
+      "AuthenticationFailed", NULL)                                                                \
+    X(CQL_E_QUEUE_FULL, 0x0000, "SERVER_ERROR", CASS_ERROR_LIB_REQUEST_QUEUE_FULL,                \
+      "NoHostAvailable", NULL)
 /* clang-format on */
 
 #endif

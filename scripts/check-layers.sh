@@ -33,7 +33,7 @@ allowed() {
     cql/server/*) echo "$engine|cql/cql\.h|cql/result\.h|cql/errors\.h|cql/proto/[a-z_]+\.h|cql/server/[a-z_]+\.h" ;;
     cql/proto/*) echo "$value|cql/result\.h|cql/errors\.h|cql/proto/[a-z_]+\.h" ;;
     cql/client/*) echo "$value|cql/result\.h|cql/errors\.h|cql/proto/[a-z_]+\.h|cql/client/[a-z_]+\.h" ;;
-    cql/driver/backend_remote.c|cql/driver/remote_cluster.c|cql/driver/remote.h) echo "cassandra\.h|$value|cql/result\.h|cql/errors\.h|cql/proto/[a-z_]+\.h|cql/client/[a-z_]+\.h|cql/driver/[a-z_]+\.h" ;;
+    cql/driver/backend_remote.c|cql/driver/remote_cluster.c|cql/driver/remote.h) echo "cassandra\.h|cassette\.h|$value|cql/result\.h|cql/errors\.h|cql/proto/[a-z_]+\.h|cql/client/[a-z_]+\.h|cql/driver/[a-z_]+\.h" ;;
     cql/driver/backend_local.c) echo "cassandra\.h|cassette\.h|$engine|cql/cql\.h|cql/result\.h|cql/errors\.h|cql/driver/[a-z_]+\.h" ;;
     cql/driver/*) echo "cassandra\.h|cassette\.h|$value|cql/result\.h|cql/errors\.h|cql/driver/[a-z_]+\.h" ;;
     cql/shell/*) echo "cassandra\.h|cassette\.h|$value|cql/errors\.h|cql/lang/script\.h|cql/server/server\.h|cql/shell/[a-z_]+\.h" ;;

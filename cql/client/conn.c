@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ struct cql_conn {
     int closing;        /* under lock: cql_conn_close asked */
     eng_err fail;       /* why the handshake failed */
     pending *q_head, *q_tail; /* queued by any thread (under lock) */
+    _Atomic unsigned unsent;  /* queued or waiting: not on a stream yet (cfg.max_unsent) */
     /* loop thread only: */
     uint8_t version;
     int segments;
@@ -115,6 +117,7 @@ static void fail_all(cql_conn *c, int code, const char *why)
         while (*l) {
             pending *p = *l;
             *l = p->next;
+            atomic_fetch_sub(&c->unsent, 1);
             fail_pending(p, code, why);
         }
     }
@@ -258,6 +261,7 @@ static void send_waiting(cql_conn *c)
     while (c->waiting && c->n_free) {
         pending *p = c->waiting;
         c->waiting = p->next;
+        atomic_fetch_sub(&c->unsent, 1);
         int16_t id = c->free_ids[--c->n_free];
         if (add_frame(c, &o, id, p->opcode, p->flags, p->body, p->len)) {
             c->free_ids[c->n_free++] = id;
@@ -925,6 +929,17 @@ void cql_conn_send_flags(cql_conn *c, uint8_t opcode, uint8_t flags, const uint8
     p->n_known = n_known;
     p->done = done;
     p->arg = arg;
+    if (c->cfg.max_unsent && atomic_fetch_add(&c->unsent, 1) >= c->cfg.max_unsent) {
+        atomic_fetch_sub(&c->unsent, 1);
+        char why[256];
+        snprintf(why, sizeof why,
+                 "The request queue has reached capacity: %u requests wait for %s:%d",
+                 c->cfg.max_unsent, c->host, c->cfg.port);
+        fail_pending(p, CQL_E_QUEUE_FULL, why);
+        return;
+    }
+    if (!c->cfg.max_unsent)
+        atomic_fetch_add(&c->unsent, 1);
     pthread_mutex_lock(&c->lock);
     int open = !c->closing && c->state == ST_READY;
     int wake = open && !c->q_head; /* the loop takes the whole queue when it wakes */
@@ -937,6 +952,7 @@ void cql_conn_send_flags(cql_conn *c, uint8_t opcode, uint8_t flags, const uint8
     }
     pthread_mutex_unlock(&c->lock);
     if (!open) {
+        atomic_fetch_sub(&c->unsent, 1);
         char why[256];
         snprintf(why, sizeof why, "Connection to %s:%d is down", c->host, c->cfg.port);
         fail_pending(p, CQL_E_CLOSED, why);

@@ -62,6 +62,9 @@ typedef struct cql_conn_config {
                                         connection), or NULL for plain TCP */
     cql_conn_event on_event;         /* EVENT frames, or NULL: dropped */
     void *event_arg;
+    unsigned max_unsent;             /* requests that may wait for a stream (queued or
+                                        waiting) before more fail at once with
+                                        CQL_E_QUEUE_FULL; 0: no bound */
     int compression;                 /* cql_proto_compression to ask for in STARTUP (lz4 or
                                         snappy; v5 compresses segments with lz4 only), or 0 */
 } cql_conn_config;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cassette.h"
 #include "cql/driver/remote.h"
 #include "engine/value/token.h"
 
@@ -341,9 +342,11 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
             return;
         }
     }
-    if (rc) { /* no answer: the connection went down, or the request timed out */
+    if (rc) { /* no answer: the connection went down, its queue is full, or the request timed
+                 out -- a full queue sends it to the next host, as a lack of streams does */
         eng_err e = *err;
-        attempt_failed(a, rc, &e, rc == CQL_E_CLOSED && c->idempotent);
+        attempt_failed(a, rc, &e,
+                       rc == CQL_E_QUEUE_FULL || (rc == CQL_E_CLOSED && c->idempotent));
         return;
     }
     if (resp->opcode == CQL_PROTO_ERROR) {
@@ -1052,6 +1055,8 @@ static CassError remote_connect(const CassCluster *cluster, const char *contacts
     uint16_t n = 0;
     b->keys[n] = "DRIVER_NAME";
     b->vals[n++] = "cassette";
+    b->keys[n] = "DRIVER_VERSION";
+    b->vals[n++] = cassette_version();
     if (b->client_id) {
         cass_uuid_string(cluster->client_id, b->client_id);
         b->keys[n] = "CLIENT_ID";
@@ -1078,6 +1083,7 @@ static CassError remote_connect(const CassCluster *cluster, const char *contacts
         .startup_vals = b->vals,
         .n_startup = n,
         .compression = cluster->compression, /* cql_proto_compression's values */
+        .max_unsent = cluster->queue_size_io,
     };
     if (b->cluster->auth) /* the callbacks replace the credentials, as the driver's */
         b->cfg.auth = (cql_conn_auth){.ctx = b->cluster, .begin = auth_begin,

@@ -102,7 +102,7 @@ struct cql_backend {
     cql_conn_config cfg;        /* the base of every connection's (host and port set per host) */
     char *contacts;
     char *user, *password, *app_name, *app_version, *client_id;
-    const char *keys[4], *vals[4];
+    const char *keys[5], *vals[5];
     cql_tls_client *tls;
     /* the cluster (under lock) */
     rhost **hosts;

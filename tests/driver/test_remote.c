@@ -719,3 +719,36 @@ TEST(thousands_of_requests_in_flight_all_complete)
     conn_close(&cn);
     server_stop(&srv);
 }
+
+TEST(a_full_request_queue_fails_requests_at_once_and_the_rest_complete)
+{
+    REMOTE_SKIP("starts servers of its own: runs in the embedded pass");
+    server srv;
+    server_start(&srv, NULL);
+    CassCluster *c = remote_cluster(&srv, 4);
+    ASSERT_EQ(cass_cluster_set_queue_size_io(c, 4), CASS_OK);
+    conn cn;
+    conn_open_cluster(__FILE__, __LINE__, &cn, c);
+    /* many at once from one thread: more than 4 wait for the connection's thread */
+    enum { N = 2000 };
+    CassFuture **fs = calloc(N, sizeof *fs);
+    ASSERT(fs);
+    CassStatement *st = cass_statement_new("SELECT key FROM system.local", 0);
+    for (int i = 0; i < N; i++)
+        fs[i] = cass_session_execute(cn.session, st);
+    cass_statement_free(st);
+    int ok = 0, full = 0;
+    for (int i = 0; i < N; i++) {
+        CassError rc = cass_future_error_code(fs[i]);
+        ok += rc == CASS_OK;
+        full += rc == CASS_ERROR_LIB_REQUEST_QUEUE_FULL;
+        cass_future_free(fs[i]);
+    }
+    free(fs);
+    ASSERT_EQ(ok + full, N); /* nothing else, nothing hangs */
+    ASSERT(ok >= 4);
+    ASSERT(full > 0);
+    RUN(cn.session, "SELECT key FROM system.local"); /* and the session goes on */
+    conn_close(&cn);
+    server_stop(&srv);
+}
