@@ -39,6 +39,8 @@
 typedef struct remote_handle {
     uint8_t *id;
     uint16_t id_len;
+    _Atomic int full_metadata; /* a re-prepare found other result columns than the statement
+                                  was prepared with: ask for them with every answer */
 } remote_handle;
 
 /* ---- requests ---- */
@@ -63,8 +65,10 @@ typedef struct call {
     size_t cl_at;               /* offset of the consistency [short] in body; 0: not known */
     call_prepared *prep;
     uint32_t n_prep;
-    const cql_column_spec *known;
+    const cql_column_spec *known; /* the columns of a ROWS answer sent without them (under
+                                     lock once sent) */
     uint32_t n_known;
+    cql_result *fresh_meta;       /* a re-prepare's answer, whose columns known then names */
     uint64_t started_us, deadline_us; /* deadline 0: no request timeout */
     int idempotent;
     const CassRetryPolicy *retry;
@@ -84,6 +88,7 @@ typedef struct attempt {
     rhost *host;
     rconn *conn;
     int reprepared;
+    const CassPrepared *reprepared_of; /* the statement prepared again (the call holds it) */
     int speculative;
     uint64_t started_us;
 } attempt;
@@ -100,6 +105,7 @@ static void call_unref(call *c)
         free(c->prep[i].owned);
     }
     free(c->prep);
+    cql_result_free(c->fresh_meta);
     eng_buf_free(&c->body);
     pthread_mutex_destroy(&c->lock);
     free(c);
@@ -270,18 +276,90 @@ static enum decision on_error(call *c, const attempt *a, const cql_proto_respons
 
 static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response *resp);
 
+/* 1 if two PREPARED results describe the same result columns (names and types). */
+static int same_columns(const cql_result *a, const cql_result *b)
+{
+    if (a->n_cols != b->n_cols)
+        return 0;
+    for (uint32_t i = 0; i < a->n_cols; i++) {
+        const cql_column_spec *x = &a->cols[i], *y = &b->cols[i];
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") ||
+            (x->type && y->type && !eng_type_equal(x->type, y->type)))
+            return 0;
+    }
+    return 1;
+}
+
+/* A result whose columns name themselves from a re-prepare's answer keeps that answer. */
+typedef struct held_meta {
+    void (*release)(void *);
+    void *release_arg;
+    cql_result *meta;
+} held_meta;
+
+static void release_held_meta(void *arg)
+{
+    held_meta *h = arg;
+    if (h->release)
+        h->release(h->release_arg);
+    cql_result_free(h->meta);
+    free(h);
+}
+
+/* Hands the call's re-prepared metadata to r, whose columns borrow its names and types. 0, or
+   -1 when memory runs out. */
+static int keep_fresh_meta(call *c, cql_result *r)
+{
+    pthread_mutex_lock(&c->lock);
+    cql_result *meta = c->fresh_meta;
+    c->fresh_meta = NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (!meta)
+        return 0;
+    held_meta *h = malloc(sizeof *h);
+    if (!h) {
+        cql_result_free(meta);
+        return -1;
+    }
+    *h = (held_meta){r->release, r->release_arg, meta};
+    r->release = release_held_meta;
+    r->release_arg = h;
+    return 0;
+}
+
 static void on_reprepared(void *arg, int rc, const eng_err *err, cql_proto_response *resp)
 {
     attempt *a = arg;
+    call *c = a->c;
     cql_result *r = NULL;
     eng_err e;
     eng_err_clear(&e);
     int code = cql_remote_outcome(rc, err, resp, &e, &r);
-    cql_result_free(r);
     if (code) {
         attempt_failed(a, code, &e, 0);
         return;
     }
+    /* The server forgot the statement because its table changed (Cassandra drops the
+       statements of an altered table): the answer names the columns rows now have. This
+       request reads them with those; later ones ask for the columns with every answer. */
+    const CassPrepared *p = a->reprepared_of;
+    const cql_result *old = p ? p->meta : NULL;
+    pthread_mutex_lock(&c->lock);
+    int skipping = c->known != NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (r && r->kind == CQL_RESULT_PREPARED && old && skipping && !same_columns(old, r)) {
+        if (p->backend == &cql_backend_remote && p->handle)
+            atomic_store(&((remote_handle *)p->handle)->full_metadata, 1);
+        pthread_mutex_lock(&c->lock);
+        if (!c->fresh_meta) { /* (a concurrent re-prepare's stays: sends may use it) */
+            c->fresh_meta = r;
+            c->known = r->cols;
+            c->n_known = r->n_cols;
+            r = NULL;
+        }
+        pthread_mutex_unlock(&c->lock);
+    }
+    cql_result_free(r);
     /* the same text in the same keyspace has the same id: the request goes again as it was */
     attempt_send(a);
 }
@@ -333,6 +411,7 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
         const CassPrepared *p = unprepared_of(c, &resp->error);
         if (p) {
             a->reprepared = 1;
+            a->reprepared_of = p;
             eng_buf body = ENG_BUF_INIT;
             cql_proto_put_prepare(&body, c->b->version, (const uint8_t *)p->query, p->query_len,
                                   NULL);
@@ -385,6 +464,11 @@ static void on_answer(void *arg, int rc, const eng_err *err, cql_proto_response 
     int code = cql_remote_outcome(0, NULL, resp, &e, &r);
     if (!code && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace)
         note_keyspace(c->b, a->conn, r); /* the session's, for every connection */
+    if (!code && r->kind == CQL_RESULT_ROWS && keep_fresh_meta(c, r)) {
+        cql_result_free(r);
+        r = NULL;
+        code = eng_errorf(&e, ENG_E_NOMEM, "out of memory reading a result");
+    }
     attempt_done(a, code, &e, r);
 }
 
@@ -493,8 +577,12 @@ static void attempt_send(attempt *a)
         eng_buf_free(&body);
         return;
     }
+    pthread_mutex_lock(&c->lock);
+    const cql_column_spec *known = c->known;
+    uint32_t n_known = c->n_known;
+    pthread_mutex_unlock(&c->lock);
     cql_conn_send_flags(a->conn->conn, c->opcode, c->flags, c->body.p, c->body.len, timeout_ms,
-                        c->known, c->n_known, on_answer, a);
+                        known, n_known, on_answer, a);
 }
 
 /* A new attempt on the next host of the plan that has a live connection; when none is left,
@@ -818,7 +906,11 @@ static void remote_execute(cql_backend *b, const cql_request *req, cql_backend_d
         c->n_prep = 1;
         rc = id_of(b, req->prepared, &c->prep[0], &err);
         const cql_result *meta = req->prepared->meta;
-        if (!rc && meta && meta->n_cols) { /* the columns are known: the server may skip them */
+        remote_handle *h = req->prepared->backend == &cql_backend_remote
+                               ? (remote_handle *)req->prepared->handle
+                               : NULL;
+        int full = h && atomic_load(&h->full_metadata);
+        if (!rc && meta && meta->n_cols && !full) { /* known columns: the server may skip them */
             p.flags |= CQL_PROTO_Q_SKIP_METADATA;
             c->known = meta->cols;
             c->n_known = meta->n_cols;

@@ -39,6 +39,7 @@ typedef struct cql_plan {
     cql_column_spec *binds;  /* marker metadata */
     uint32_t n_cols;
     cql_column_spec *cols;   /* SELECT result columns */
+    uint64_t shape;          /* the columns and markers hashed (prepared.c: plan_shape) */
     uint32_t n_pk_binds;
     uint16_t *pk_binds;      /* marker index of each partition key column, when all are markers */
     int16_t *bind_pk;        /* per marker: the position of the partition key column of `table`
@@ -64,6 +65,8 @@ struct cql_prepared {
     eng_arena arena;         /* the syntax tree */
     pthread_mutex_t lock;
     cql_plan *plan;          /* current analysis (under lock) */
+    uint64_t shape;          /* plan_shape of the analysis the last PREPARE described (under
+                                lock): an EXECUTE by id finding another answers UNPREPARED */
     /* The statement cache (prepared.c), under its lock except where said: */
     _Atomic(cql_cache *) cache;  /* the cache holding it, or NULL (read without the lock) */
     _Atomic int used;            /* executed since the eviction sweep last passed it */

@@ -204,6 +204,7 @@ static int analyze(cql_prepared *ps, eng_schema *schema, cql_plan **out, eng_err
 
 static cql_cache *cache_of(eng_db *db);
 static void cache_release_stale(cql_cache *c, const eng_schema *cur);
+static uint64_t plan_shape(const cql_plan *p);
 
 int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
 {
@@ -230,6 +231,7 @@ int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
         eng_schema_unref(schema);
         return rc;
     }
+    fresh->shape = plan_shape(fresh);
     pthread_mutex_lock(&ps->lock);
     cql_plan *old = ps->plan;
     ps->plan = fresh;
@@ -244,6 +246,42 @@ int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
     eng_schema_unref(schema);
     *out = fresh;
     return 0;
+}
+
+/*
+ * What a client was told of a statement: its result columns and its markers (names and
+ * types), hashed. An ALTER TABLE that changes them makes Cassandra drop the statements of the
+ * table (QueryProcessor's listener, onAlterTable with affectsStatements), so the next EXECUTE
+ * answers UNPREPARED and the client prepares again and learns the new columns; a client that
+ * skips result metadata would otherwise read the new rows with the old columns.
+ */
+static uint64_t plan_shape(const cql_plan *p)
+{
+    eng_buf b = ENG_BUF_INIT;
+    const cql_column_spec *lists[2] = {p->cols, p->binds};
+    uint32_t counts[2] = {p->n_cols, p->n_binds};
+    for (int l = 0; l < 2; l++) {
+        eng_buf_put(&b, &counts[l], sizeof counts[l]);
+        for (uint32_t i = 0; i < counts[l]; i++) {
+            const cql_column_spec *c = &lists[l][i];
+            eng_buf_put_str(&b, c->name ? c->name : "");
+            eng_buf_put_u8(&b, 0);
+            if (c->type)
+                eng_type_to_cql(c->type, &b);
+            eng_buf_put_u8(&b, 0);
+        }
+    }
+    uint64_t h = b.oom ? 0 : XXH3_64bits(b.p, b.len);
+    eng_buf_free(&b);
+    return h;
+}
+
+/* Records that the client was just told the statement as plan describes it (PREPARE). */
+static void shape_told(cql_prepared *ps, const cql_plan *plan)
+{
+    pthread_mutex_lock(&ps->lock);
+    ps->shape = plan->shape;
+    pthread_mutex_unlock(&ps->lock);
 }
 
 /* ---- prepared statements ---- */
@@ -628,6 +666,8 @@ static int parse_new(cql_session *s, const char *query, size_t len, const uint8_
     cql_plan *plan = NULL;
     if (!rc)
         rc = cql_plan_for(ps, s->db, &plan, err);
+    if (!rc)
+        shape_told(ps, plan);
     plan_unref(plan);
     if (rc) {
         cql_prepared_unref(ps);
@@ -675,6 +715,8 @@ static int prepare_in(cql_session *s, const char *query, size_t len, int k, cql_
            metadata, or the error if the table has gone. */
         cql_plan *plan = NULL;
         int rc = cql_plan_for(hit, s->db, &plan, err);
+        if (!rc)
+            shape_told(hit, plan);
         plan_unref(plan);
         if (rc) {
             cql_prepared_unref(hit);
@@ -703,11 +745,42 @@ int cql_prepare_simple(cql_session *s, const char *query, size_t len, cql_prepar
     return prepare_in(s, query, len, CLS_SIMPLE, out, err);
 }
 
+/* 1 if a schema change altered what the last PREPARE of p told its client (plan_shape). A
+   statement that no longer analyzes is left to its execution, which says why. */
+static int changed_since_prepared(cql_session *s, cql_prepared *p)
+{
+    cql_plan *plan = NULL;
+    eng_err ignored;
+    eng_err_clear(&ignored);
+    if (cql_plan_for(p, s->db, &plan, &ignored))
+        return 0;
+    uint64_t now = plan->shape;
+    plan_unref(plan);
+    pthread_mutex_lock(&p->lock);
+    int changed = p->shape && now && p->shape != now;
+    pthread_mutex_unlock(&p->lock);
+    return changed;
+}
+
+/* Takes p out of c, if it is still there. */
+static void cache_forget(cql_cache *c, cql_prepared *p)
+{
+    pthread_mutex_lock(&c->lock);
+    if (atomic_load(&p->cache) == c)
+        cache_remove(c, p);
+    pthread_mutex_unlock(&c->lock);
+}
+
 int cql_prepared_lookup(cql_session *s, const uint8_t *id, size_t len, cql_prepared **out,
                         eng_err *err)
 {
     *out = NULL;
     cql_prepared *p = len == 16 ? cache_lookup(s->cache, id, 0) : NULL;
+    if (p && changed_since_prepared(s, p)) { /* dropped, as Cassandra drops it */
+        cache_forget(s->cache, p);
+        cql_prepared_unref(p);
+        p = NULL;
+    }
     if (!p) {
         /* ExecuteMessage.execute's text, the id in hex as Cassandra's ByteBufferUtil.bytesToHex. */
         char hex[2 * 64 + 1];

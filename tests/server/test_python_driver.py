@@ -383,3 +383,25 @@ def test_traced_requests_give_the_driver_a_trace_it_reads(server, ks, version):
         assert not rs.response_future._query_traces
     finally:
         cluster.shutdown()
+
+
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_a_prepared_select_star_sees_a_column_added_by_alter_table(server, ks, version):
+    # Cassandra drops the prepared statements of a table whose columns change
+    # (QueryProcessor's schema listener): the next EXECUTE answers UNPREPARED,
+    # the driver prepares again and reads the rows with the new columns.
+    cluster, session = connect(server, version)
+    try:
+        session.set_keyspace(ks)
+        table = "alt%d" % version
+        session.execute("CREATE TABLE %s (k int PRIMARY KEY, v text)" % table)
+        session.execute("INSERT INTO %s (k, v) VALUES (1, 'a')" % table)
+        select = session.prepare("SELECT * FROM %s WHERE k = ?" % table)
+        assert list(session.execute(select, (1,)).one()._fields) == ["k", "v"]
+        session.execute("ALTER TABLE %s ADD w int" % table)
+        session.execute("UPDATE %s SET w = 7 WHERE k = 1" % table)
+        for _ in range(2):
+            row = session.execute(select, (1,)).one()
+            assert list(row._fields) == ["k", "v", "w"] and row.w == 7
+    finally:
+        cluster.shutdown()
