@@ -13,7 +13,7 @@ cql_result *cql_result_new(int kind)
     if (!r)
         return NULL;
     r->kind = kind;
-    eng_arena_init(&r->arena, 1024);
+    eng_arena_init(&r->arena, 960);
     return r;
 }
 

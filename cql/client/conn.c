@@ -30,7 +30,8 @@ typedef struct pending {
     struct pending *next;
     uint8_t opcode;
     uint8_t flags; /* frame header flags (CQL_PROTO_FLAG_CUSTOM_PAYLOAD) */
-    uint8_t *body;
+    uint8_t *body;       /* until framed: after the struct (a small body, one allocation with
+                            it), or its own (freed once framed) */
     size_t len;
     const cql_column_spec *known;
     uint32_t n_known;
@@ -40,6 +41,16 @@ typedef struct pending {
     uint64_t deadline;   /* loop time (ms) the answer is due by, 0: none */
     int orphan;        /* timed out: the late answer is dropped */
 } pending;
+
+#define INLINE_BODY 512 /* bodies up to this share the pending's allocation */
+
+/* Frees p's body if it has one of its own. */
+static void body_free(pending *p)
+{
+    if (p->body != (uint8_t *)(p + 1))
+        free(p->body);
+    p->body = NULL;
+}
 
 struct cql_conn {
     cql_conn_config cfg;
@@ -81,7 +92,7 @@ static void finish(pending *p, int rc, const eng_err *err, cql_proto_response *r
 {
     if (p->done)
         p->done(p->arg, rc, err, resp);
-    free(p->body);
+    body_free(p);
     free(p);
 }
 
@@ -103,7 +114,7 @@ static void fail_all(cql_conn *c, int code, const char *why)
         c->streams[s] = NULL;
         c->free_ids[c->n_free++] = (int16_t)s;
         if (p->orphan) {
-            free(p->body);
+            body_free(p);
             free(p);
         } else {
             fail_pending(p, code, why);
@@ -268,8 +279,7 @@ static void send_waiting(cql_conn *c)
             fail_pending(p, ENG_E_NOMEM, "out of memory sending a request");
             continue;
         }
-        free(p->body); /* framed: the copy is not needed any more */
-        p->body = NULL;
+        body_free(p); /* framed: the copy is not needed any more */
         p->next = sent;
         sent = p;
         if (p->timeout_ms)
@@ -506,7 +516,7 @@ static void answer(cql_conn *c, const cql_proto_header *h, const uint8_t *body, 
     c->streams[h->stream] = NULL;
     c->free_ids[c->n_free++] = h->stream;
     if (p->orphan) {
-        free(p->body);
+        body_free(p);
         free(p);
         return;
     }
@@ -907,10 +917,15 @@ void cql_conn_send_flags(cql_conn *c, uint8_t opcode, uint8_t flags, const uint8
                          size_t len, uint64_t timeout_ms, const cql_column_spec *known,
                          uint32_t n_known, cql_conn_done done, void *arg)
 {
-    pending *p = calloc(1, sizeof *p);
-    if (p && len && !(p->body = malloc(len))) {
-        free(p);
-        p = NULL;
+    int inline_body = len <= INLINE_BODY;
+    pending *p = malloc(sizeof *p + (inline_body ? len : 0));
+    if (p) {
+        memset(p, 0, sizeof *p);
+        p->body = inline_body ? (uint8_t *)(p + 1) : malloc(len);
+        if (!p->body) {
+            free(p);
+            p = NULL;
+        }
     }
     if (!p) {
         eng_err e;

@@ -52,6 +52,16 @@ typedef struct call_prepared {
     uint8_t *owned;
 } call_prepared;
 
+typedef struct attempt {
+    struct call *c;
+    rhost *host;
+    rconn *conn;
+    int reprepared;
+    const CassPrepared *reprepared_of; /* the statement prepared again (the call holds it) */
+    int speculative;
+    uint64_t started_us;
+} attempt;
+
 typedef struct call {
     cql_backend *b;
     pthread_mutex_t lock;
@@ -77,21 +87,14 @@ typedef struct call {
     unsigned n_plan, next_host; /* under lock */
     unsigned retries;
     int spec_left;
+    int speculates;             /* idempotent under a speculative policy: attempts are timed */
     uint64_t spec_delay_ms;
     CassNode *coordinator;
+    attempt first;              /* the first attempt's room: one allocation for most requests */
+    int first_taken;            /* (under lock) */
     int last_rc;                /* the last failure (under lock), for when every host failed */
-    eng_err last_err;
+    eng_err *last_err;          /* its error (under lock; on the heap: a call stays small) */
 } call;
-
-typedef struct attempt {
-    call *c;
-    rhost *host;
-    rconn *conn;
-    int reprepared;
-    const CassPrepared *reprepared_of; /* the statement prepared again (the call holds it) */
-    int speculative;
-    uint64_t started_us;
-} attempt;
 
 static void call_unref(call *c)
 {
@@ -105,6 +108,7 @@ static void call_unref(call *c)
         free(c->prep[i].owned);
     }
     free(c->prep);
+    free(c->last_err);
     cql_result_free(c->fresh_meta);
     eng_buf_free(&c->body);
     pthread_mutex_destroy(&c->lock);
@@ -143,7 +147,8 @@ static void attempt_end(attempt *a)
     call *c = a->c;
     if (a->conn)
         cql_remote_release(c->b, a->conn);
-    free(a);
+    if (a != &c->first)
+        free(a);
     call_unref(c);
 }
 
@@ -152,10 +157,18 @@ static void attempt_end(attempt *a)
 static void attempt_failed(attempt *a, int rc, const eng_err *err, int next_host)
 {
     call *c = a->c;
+    eng_err *copy = malloc(sizeof *copy);
+    if (copy)
+        *copy = *err;
     pthread_mutex_lock(&c->lock);
     c->in_flight--;
     c->last_rc = rc;
-    c->last_err = *err;
+    eng_err *old = c->last_err;
+    c->last_err = copy ? copy : old;
+    pthread_mutex_unlock(&c->lock);
+    if (copy)
+        free(old);
+    pthread_mutex_lock(&c->lock);
     int others = c->in_flight > 0, done = c->finished;
     pthread_mutex_unlock(&c->lock);
     if (!done && next_host) {
@@ -592,20 +605,19 @@ static void attempt_start(call *c, int speculative)
     for (;;) {
         pthread_mutex_lock(&c->lock);
         rhost *h = c->next_host < c->n_plan && !c->finished ? c->plan[c->next_host++] : NULL;
-        int others = c->in_flight > 0, done = c->finished;
+        int others = c->in_flight > 0, done = c->finished, last_rc = c->last_rc;
+        eng_err e;
+        eng_err_clear(&e);
+        if (!h && c->last_err)
+            e = *c->last_err;
         pthread_mutex_unlock(&c->lock);
         if (!h) {
             if (!done && !others && !speculative) {
-                eng_err e;
-                eng_err_clear(&e);
-                if (c->last_rc)
-                    e = c->last_err;
-                else
+                if (!e.code)
                     eng_errorf(&e, CQL_E_NO_HOST,
                                "All hosts in current policy attempted and were either "
                                "unavailable or failed");
-                call_finish(c, NULL, c->last_rc == CQL_E_CLOSED || !c->last_rc ? CQL_E_NO_HOST
-                                                                                : c->last_rc,
+                call_finish(c, NULL, last_rc == CQL_E_CLOSED || !last_rc ? CQL_E_NO_HOST : last_rc,
                             &e, NULL);
             }
             return;
@@ -613,17 +625,21 @@ static void attempt_start(call *c, int speculative)
         rconn *conn = cql_remote_pick(c->b, h);
         if (!conn)
             continue;
-        attempt *a = calloc(1, sizeof *a);
+        pthread_mutex_lock(&c->lock);
+        attempt *a = c->first_taken ? NULL : &c->first;
+        c->first_taken = 1;
+        pthread_mutex_unlock(&c->lock);
+        if (!a)
+            a = calloc(1, sizeof *a);
         if (!a) {
             cql_remote_release(c->b, conn);
-            eng_err e;
             eng_err_clear(&e);
             eng_errorf(&e, ENG_E_NOMEM, "out of memory sending a request");
             call_finish(c, NULL, ENG_E_NOMEM, &e, NULL);
             return;
         }
         *a = (attempt){.c = c, .host = h, .conn = conn, .speculative = speculative,
-                       .started_us = cql_drv_now_us()};
+                       .started_us = c->speculates ? cql_drv_now_us() : 0};
         pthread_mutex_lock(&c->lock);
         c->refs++;
         c->in_flight++;
@@ -661,6 +677,7 @@ static call *call_new(cql_backend *b, cql_backend_done done, void *arg, uint64_t
     if (sp->speculative == CQL_DRV_SPEC_CONSTANT) {
         c->spec_left = sp->spec_max;
         c->spec_delay_ms = (uint64_t)sp->spec_delay_ms;
+        c->speculates = idempotent && sp->spec_max > 0;
     }
     (void)p;
     c->consistency = consistency;
