@@ -127,7 +127,6 @@ typedef struct restrict_ctx {
     cql_restrictions *r;
     int allow_filtering;
     int needs_filtering; /* SELECT: some restriction is checked on the rows read */
-    int any_slice;       /* a clustering slice was seen (DELETE) */
     int stopped;         /* SELECT: a key range without ALLOW FILTERING ends the reading */
 } restrict_ctx;
 
@@ -153,21 +152,17 @@ static int bind_values(cql_analysis *a, const eng_table *t, const eng_column *c,
     return 0;
 }
 
-/* = or IN on a key column, merged with what the column already has. */
+/* = or IN on a partition key column, merged with what the column already has
+   (SingleColumnRestriction.EQRestriction / INRestriction / SliceRestriction.mergeWith). */
 static int add_eq(restrict_ctx *x, const cql_relation *rel, int col)
 {
     cql_restrictions *r = x->r;
     const eng_column *c = &r->t->cols[col];
     cql_key_restriction *k = &r->keys[col];
-    if (k->given) {
-        /* (cassette) UPDATE and DELETE name the new relation (and say "an IN"); Cassandra names
-           the one already there, as SELECT does */
-        if (!is_select(r))
-            return more_than_one(x->a, c, rel->op == CQL_OP_EQ ? "an Equal" : "an IN");
-        if (k->given == CQL_RESTRICT_SLICE)
-            return eq_and_slice(x->a, c);
+    if (k->given == CQL_RESTRICT_SLICE)
+        return eq_and_slice(x->a, c);
+    if (k->given)
         return more_than_one(x->a, c, k->n == 1 && !k->in_marker ? "an Equal" : "a IN");
-    }
     k->given = CQL_RESTRICT_EQ;
     k->vals = rel->values;
     k->n = rel->n_values;
@@ -175,29 +170,19 @@ static int add_eq(restrict_ctx *x, const cql_relation *rel, int col)
     return bind_values(x->a, r->t, c, rel);
 }
 
-/* <, <=, >, >= on a key column: one bound of its slice (SliceRestriction). */
+/* <, <=, >, >= on a partition key column: one bound of its slice (SliceRestriction). */
 static int add_slice(restrict_ctx *x, const cql_relation *rel, int col)
 {
     cql_restrictions *r = x->r;
     const eng_column *c = &r->t->cols[col];
     cql_key_restriction *k = &r->keys[col];
     int lower = rel->op == CQL_OP_GT || rel->op == CQL_OP_GE;
-    if (is_select(r)) {
-        /* (cassette) after an equality Cassandra says "... if it includes an Equal" */
-        if (k->given == CQL_RESTRICT_EQ)
-            return eq_and_slice(x->a, c);
-        if ((lower && k->lo) || (!lower && k->hi))
-            return eng_errorf(x->a->err, ENG_E_INVALID,
-                              "More than one restriction was found for the %s bound on %s",
-                              lower ? "start" : "end", c->name);
-    } else if (x->any_slice && k->given != CQL_RESTRICT_SLICE) {
-        /* (cassette) a DELETE takes a slice on one column only, and lets it replace an
-           equality on that column or a bound given twice; Cassandra refuses those as SELECT
-           does, and a slice on a later column as "Clustering column ... is restricted by a
-           non-EQ relation" */
-        return eq_and_slice(x->a, c);
-    }
-    x->any_slice = 1;
+    if (k->given == CQL_RESTRICT_EQ)
+        return more_than_one(x->a, c, k->n == 1 && !k->in_marker ? "an Equal" : "a IN");
+    if ((lower && k->lo) || (!lower && k->hi))
+        return eng_errorf(x->a->err, ENG_E_INVALID,
+                          "More than one restriction was found for the %s bound on %s",
+                          lower ? "start" : "end", c->name);
     k->given = CQL_RESTRICT_SLICE;
     if (lower) {
         k->lo = rel->values[0];
@@ -285,13 +270,57 @@ static const eng_type *tuple_of(cql_analysis *a, const eng_table *t, int first, 
     return cql_plan_keep_type(a->plan, eng_type_new_tuple(comps, n));
 }
 
+/* A relation as Cassandra prints it in messages (Relation.toString): "(b, c) > (1, ?)". */
+static void relation_text(const cql_relation *rel, eng_buf *b)
+{
+    static const char *const ops[] = {"", "=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS",
+                                      "CONTAINS KEY", "LIKE", "IS NOT"};
+    if (rel->kind == CQL_REL_MULTI) {
+        eng_buf_put_str(b, "(");
+        for (int i = 0; i < rel->n_cols; i++)
+            eng_buf_printf(b, "%s%s", i ? ", " : "", rel->cols[i]);
+        eng_buf_put_str(b, ")");
+    } else {
+        eng_buf_put_str(b, rel->cols[0]);
+    }
+    eng_buf_printf(b, " %s ", rel->op > 0 && rel->op <= CQL_OP_IS_NOT_NULL ? ops[rel->op] : "?");
+    if (rel->op == CQL_OP_IN && !rel->in_marker) {
+        eng_buf_put_str(b, "(");
+        for (int i = 0; i < rel->n_values; i++) {
+            if (i)
+                eng_buf_put_str(b, ", ");
+            cql_term_text(rel->values[i], b);
+        }
+        eng_buf_put_str(b, ")");
+    } else if (rel->n_values) {
+        cql_term_text(rel->values[0], b);
+    }
+}
+
+/* An error whose message ends with the relation's text: "<what>: <relation>". */
+static int relation_error(cql_analysis *a, const char *what, const cql_relation *rel)
+{
+    eng_buf b = ENG_BUF_INIT;
+    relation_text(rel, &b);
+    int rc = eng_errorf(a->err, ENG_E_INVALID, "%s%s", what,
+                        eng_buf_cstr(&b) ? (char *)b.p : "");
+    eng_buf_free(&b);
+    return rc;
+}
+
 static int bind_tuple(cql_analysis *a, const eng_table *t, int first, int n, const cql_term *v,
                       const eng_type *tt, const char *name)
 {
     if (v->kind == CQL_T_TUPLE) {
-        if (v->n_items != n)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Expected %d elements in value tuple, but got %d", n, v->n_items);
+        if (v->n_items != n) {
+            eng_buf b = ENG_BUF_INIT;
+            cql_term_text(v, &b);
+            int rc = eng_errorf(a->err, ENG_E_INVALID,
+                                "Expected %d elements in value tuple, but got %d: %s", n,
+                                v->n_items, eng_buf_cstr(&b) ? (char *)b.p : "");
+            eng_buf_free(&b);
+            return rc;
+        }
         for (int i = 0; i < n; i++) {
             int rc = cql_bind_term(a, v->items[i], t->cols[first + i].type, t->ks, t->name,
                                    t->cols[first + i].name);
@@ -304,7 +333,173 @@ static int bind_tuple(cql_analysis *a, const eng_table *t, int first, int n, con
         cql_bind_marker(a, v, tt, t->ks, t->name, name);
         return 0;
     }
+    if (n == 1) /* (c) = 1: a parenthesised single value */
+        return cql_bind_term(a, v, t->cols[first].type, t->ks, t->name, t->cols[first].name);
     return eng_errorf(a->err, ENG_E_INVALID, "Invalid value for a multi-column relation");
+}
+
+/* A group on one clustering column taking one relation's values. */
+static int group_is_in(const cql_ck_group *g)
+{
+    return g->given == CQL_RESTRICT_EQ && (g->n_vals != 1 || g->in_marker);
+}
+
+/* MultiColumnRestriction.getColumnsInCommons: the columns both restrict, joined by " ,". */
+static void commons(const eng_table *t, const cql_ck_group *e, const cql_ck_group *g, char *out,
+                    size_t size)
+{
+    out[0] = 0;
+    int lo = e->first > g->first ? e->first : g->first;
+    int hi = e->first + e->n < g->first + g->n ? e->first + e->n : g->first + g->n;
+    for (int c = lo; c < hi; c++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", c > lo ? " ," : "",
+                 t->cols[c].name);
+}
+
+/*
+ * e.mergeWith(g) (SingleColumnRestriction / MultiColumnRestriction): an
+ * equality or IN takes no other relation; two slices merge when they start
+ * at the same column and give each bound once, over the wider column set.
+ */
+static int merge_group(cql_analysis *a, const eng_table *t, const cql_ck_group *e,
+                       const cql_ck_group *g, cql_ck_group *out)
+{
+    char names[600];
+    commons(t, e, g, names, sizeof names);
+    if (e->given == CQL_RESTRICT_EQ)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "%s cannot be restricted by more than one relation if it includes %s",
+                          names, group_is_in(e) ? "a IN" : "an Equal");
+    if (g->given != CQL_RESTRICT_SLICE)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Column \"%s\" cannot be restricted by both an equality and an "
+                          "inequality relation",
+                          names);
+    if (e->first != g->first)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Column \"%s\" cannot be restricted by two inequalities not starting "
+                          "with the same column",
+                          t->cols[e->first > g->first ? e->first : g->first].name);
+    if (e->lo && g->lo)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "More than one restriction was found for the start bound on %s", names);
+    if (e->hi && g->hi)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "More than one restriction was found for the end bound on %s", names);
+    *out = *e;
+    out->multi = e->multi || g->multi;
+    out->n = e->n > g->n ? e->n : g->n;
+    if (g->lo) {
+        out->lo = g->lo;
+        out->lo_n = g->lo_n;
+        out->lo_tuple = g->lo_tuple;
+        out->lo_incl = g->lo_incl;
+    }
+    if (g->hi) {
+        out->hi = g->hi;
+        out->hi_n = g->hi_n;
+        out->hi_tuple = g->hi_tuple;
+        out->hi_incl = g->hi_incl;
+    }
+    return 0;
+}
+
+/*
+ * Adds one clustering restriction (RestrictionSet.addRestriction, merging with
+ * the restrictions on the same columns), then, unless the query allows
+ * filtering, ClusteringColumnRestrictions.Builder's checks against the
+ * restriction on the last column restricted so far.
+ */
+static int add_group(restrict_ctx *x, const cql_ck_group *g)
+{
+    cql_analysis *a = x->a;
+    cql_restrictions *r = x->r;
+    const eng_table *t = r->t;
+    int last = -1; /* the group on the highest column before this one */
+    for (int i = 0; i < r->n_groups; i++)
+        if (last < 0 || r->groups[i].first + r->groups[i].n > r->groups[last].first +
+                                                                  r->groups[last].n)
+            last = i;
+    cql_ck_group last_g = last >= 0 ? r->groups[last] : (cql_ck_group){0};
+    cql_ck_group *gs = cql_plan_zalloc(a, (size_t)(r->n_groups + 1) * sizeof *gs);
+    if (!gs)
+        return ENG_E_NOMEM;
+    cql_ck_group merged = *g;
+    int n = 0, overlapped = 0;
+    for (int i = 0; i < r->n_groups; i++) {
+        const cql_ck_group *e = &r->groups[i];
+        if (e->first + e->n <= g->first || g->first + g->n <= e->first) {
+            gs[n++] = *e;
+            continue;
+        }
+        int rc = merge_group(a, t, overlapped ? &merged : e, g, &merged);
+        if (rc)
+            return rc;
+        overlapped = 1;
+    }
+    /* keep the set ordered by first column, without overlaps */
+    int w = 0;
+    for (int i = 0; i < n; i++)
+        if (gs[i].first + gs[i].n <= merged.first || merged.first + merged.n <= gs[i].first)
+            gs[w++] = gs[i];
+    n = w;
+    int at = 0;
+    while (at < n && gs[at].first < merged.first)
+        at++;
+    memmove(&gs[at + 1], &gs[at], (size_t)(n - at) * sizeof *gs);
+    gs[at] = merged;
+    r->groups = gs;
+    r->n_groups = n + 1;
+    if (last < 0 || x->allow_filtering)
+        return 0;
+    if (last_g.given == CQL_RESTRICT_SLICE && g->first > last_g.first)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" "
+                          "is restricted by a non-EQ relation)",
+                          t->cols[g->first].name, t->cols[last_g.first].name);
+    if (g->first < last_g.first && g->given == CQL_RESTRICT_SLICE) {
+        /* RestrictionSet.nextColumn: the column restricted next after g's first */
+        int next = g->first + 1;
+        while (next < t->n_pk + t->n_ck) {
+            int found = 0;
+            for (int i = 0; i < r->n_groups && !found; i++)
+                found = next >= r->groups[i].first && next < r->groups[i].first + r->groups[i].n;
+            if (found)
+                break;
+            next++;
+        }
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" "
+                          "is restricted by a non-EQ relation)",
+                          t->cols[next].name, t->cols[g->first].name);
+    }
+    return 0;
+}
+
+/* col = / IN / < ... on a clustering column: a restriction on that column alone. */
+static int add_ck_single(restrict_ctx *x, const cql_relation *rel, int col)
+{
+    const eng_table *t = x->r->t;
+    cql_ck_group g = {.first = col, .n = 1};
+    if (rel->op == CQL_OP_EQ || rel->op == CQL_OP_IN) {
+        g.given = CQL_RESTRICT_EQ;
+        g.vals = rel->values;
+        g.n_vals = rel->n_values;
+        g.in_marker = rel->in_marker;
+    } else {
+        g.given = CQL_RESTRICT_SLICE;
+        if (rel->op == CQL_OP_GT || rel->op == CQL_OP_GE) {
+            g.lo = rel->values[0];
+            g.lo_n = 1;
+            g.lo_incl = rel->op == CQL_OP_GE;
+        } else {
+            g.hi = rel->values[0];
+            g.hi_n = 1;
+            g.hi_incl = rel->op == CQL_OP_LE;
+        }
+    }
+    int rc = bind_values(x->a, t, &t->cols[col], rel);
+    return rc ? rc : add_group(x, &g);
 }
 
 /* (c1, c2) = / IN / < ... on clustering columns in their order (MultiColumnRelation). */
@@ -328,62 +523,63 @@ static int add_multi(restrict_ctx *x, const cql_relation *rel)
         if (i == 0)
             first = col;
         else if (col != first + i)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Clustering columns must appear in the PRIMARY KEY order in "
-                              "multi-column relations: %s",
-                              t->cols[col].name);
+            return relation_error(a,
+                                  "Clustering columns must appear in the PRIMARY KEY order in "
+                                  "multi-column relations: ",
+                                  rel);
         snprintf(name + strlen(name), sizeof name - strlen(name), "%s%s", i ? "," : "",
                  t->cols[col].name);
     }
     strncat(name, ")", sizeof name - strlen(name) - 1);
+    if (rel->op == CQL_OP_NE) {
+        eng_buf b = ENG_BUF_INIT;
+        relation_text(rel, &b);
+        int rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s",
+                            eng_buf_cstr(&b) ? (char *)b.p : "");
+        eng_buf_free(&b);
+        return rc;
+    }
     int n = rel->n_cols;
-    if (r->multi_n && (r->multi_first != first || r->multi_n != n))
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Mixing multi-column relations on different column sets is not "
-                          "supported");
-    r->multi_first = first;
-    r->multi_n = n;
     const eng_type *tt = tuple_of(a, t, first, n);
     if (!tt)
         return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    cql_ck_group g = {.first = first, .n = n, .multi = 1};
     int rc = 0;
     if (rel->op == CQL_OP_EQ || rel->op == CQL_OP_IN) {
-        if (r->multi_eq || r->multi_lo || r->multi_hi)
-            return more_than_one(a, &t->cols[first], "an Equal");
-        r->multi_eq = rel->values;
-        r->n_multi_eq = rel->n_values;
-        r->multi_in_marker = rel->in_marker;
+        g.given = CQL_RESTRICT_EQ;
+        g.vals = rel->values;
+        g.n_vals = rel->n_values;
+        g.in_marker = rel->in_marker;
         if (rel->in_marker) {
             eng_type *lt = eng_type_new_list(eng_type_dup(tt), 1);
             const eng_type *kept = cql_plan_keep_type(a->plan, lt);
             if (!kept)
                 return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
             cql_bind_marker(a, rel->values[0], kept, t->ks, t->name, name);
-            return 0;
+        } else {
+            for (int i = 0; i < rel->n_values && !rc; i++)
+                rc = bind_tuple(a, t, first, n, rel->values[i], tt, name);
         }
-        for (int i = 0; i < rel->n_values && !rc; i++)
-            rc = bind_tuple(a, t, first, n, rel->values[i], tt, name);
-        for (int i = 0; i < n; i++)
-            r->keys[first + i].given = CQL_RESTRICT_EQ;
-        return rc;
-    }
-    if (!is_slice_op(rel->op))
-        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
-    int lower = rel->op == CQL_OP_GT || rel->op == CQL_OP_GE;
-    if (lower) {
-        r->multi_lo = rel->values[0];
-        r->multi_lo_n = n;
-        r->multi_lo_incl = rel->op == CQL_OP_GE;
+    } else if (is_slice_op(rel->op)) {
+        g.given = CQL_RESTRICT_SLICE;
+        const cql_term *v = rel->values[0];
+        int tuple = v->kind == CQL_T_TUPLE || v->kind == CQL_T_BIND || n > 1;
+        if (rel->op == CQL_OP_GT || rel->op == CQL_OP_GE) {
+            g.lo = v;
+            g.lo_n = n;
+            g.lo_tuple = tuple;
+            g.lo_incl = rel->op == CQL_OP_GE;
+        } else {
+            g.hi = v;
+            g.hi_n = n;
+            g.hi_tuple = tuple;
+            g.hi_incl = rel->op == CQL_OP_LE;
+        }
+        rc = bind_tuple(a, t, first, n, v, tt, name);
     } else {
-        r->multi_hi = rel->values[0];
-        r->multi_hi_n = n;
-        r->multi_hi_incl = rel->op == CQL_OP_LE;
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
     }
-    r->keys[first].given = CQL_RESTRICT_SLICE;
-    for (int i = 1; i < n; i++)
-        if (t->cols[first + i].desc != t->cols[first].desc)
-            r->multi_mixed = 1;
-    return bind_tuple(a, t, first, n, rel->values[0], tt, name);
+    return rc ? rc : add_group(x, &g);
 }
 
 static int add_filter(cql_analysis *a, cql_restrictions *r, cql_filter f)
@@ -398,6 +594,88 @@ static int add_filter(cql_analysis *a, cql_restrictions *r, cql_filter f)
     return 0;
 }
 
+/* Operator.toString, as messages print an operator. */
+static const char *op_text(int op)
+{
+    static const char *const ops[] = {"", "=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS",
+                                      "CONTAINS KEY", "LIKE", "IS NOT"};
+    return op > 0 && op <= CQL_OP_IS_NOT_NULL ? ops[op] : "?";
+}
+
+static int type_error(cql_analysis *a, const char *fmt, const eng_column *c, const char *op)
+{
+    eng_buf b = ENG_BUF_INIT;
+    eng_type_to_cql(c->type, &b);
+    int rc = eng_errorf(a->err, ENG_E_INVALID, fmt, c->name, eng_buf_cstr(&b) ? (char *)b.p : "",
+                        op);
+    eng_buf_free(&b);
+    return rc;
+}
+
+/*
+ * The checks of SingleColumnRelation on the column a relation names
+ * (newSliceRestriction's duration rule, then toReceivers): IN on columns
+ * outside the key, CONTAINS on what is no collection, map entries, non-frozen
+ * user types and collections.
+ */
+static int check_receiver(cql_analysis *a, const cql_relation *rel, const eng_column *c)
+{
+    const eng_type *ty = c->type;
+    if (is_slice_op(rel->op) && eng_type_contains_kind(ty, ENG_DURATION)) {
+        if (eng_type_is_collection(ty))
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Slice restrictions are not supported on collections containing "
+                              "durations");
+        if (ty->kind == ENG_TUPLE)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Slice restrictions are not supported on tuples containing "
+                              "durations");
+        if (ty->kind == ENG_UDT)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Slice restrictions are not supported on UDTs containing durations");
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Slice restrictions are not supported on duration columns");
+    }
+    if (rel->op == CQL_OP_IN && c->kind != ENG_COL_PARTITION && c->kind != ENG_COL_CLUSTERING &&
+        (rel->in_marker || rel->n_values != 1))
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "IN predicates on non-primary-key columns (%s) is not yet supported",
+                          c->name);
+    if (rel->op == CQL_OP_CONTAINS_KEY && ty->kind != ENG_MAP)
+        return eng_errorf(a->err, ENG_E_INVALID, "Cannot use CONTAINS KEY on non-map column %s",
+                          c->name);
+    if (rel->op == CQL_OP_CONTAINS && !eng_type_is_collection(ty))
+        return eng_errorf(a->err, ENG_E_INVALID, "Cannot use CONTAINS on non-collection column %s",
+                          c->name);
+    if (rel->kind == CQL_REL_ELEMENT) {
+        if (ty->kind == ENG_LIST)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Indexes on list entries (%s[index] = value) are not currently "
+                              "supported.",
+                              c->name);
+        if (ty->kind != ENG_MAP)
+            return eng_errorf(a->err, ENG_E_INVALID, "Column %s cannot be used as a map",
+                              c->name);
+        if (ty->frozen)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Map-entry equality predicates on frozen map column %s are not "
+                              "supported",
+                              c->name);
+        if (rel->op != CQL_OP_EQ)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Only EQ relations are supported on map entries");
+    }
+    if (ty->kind == ENG_UDT && !ty->frozen)
+        return type_error(a, "Non-frozen UDT column '%s' (%s) cannot be restricted by any "
+                             "relation%s",
+                          c, "");
+    if (eng_type_is_collection(ty) && !ty->frozen && rel->op != CQL_OP_CONTAINS &&
+        rel->op != CQL_OP_CONTAINS_KEY && !(rel->kind == CQL_REL_ELEMENT && rel->op == CQL_OP_EQ))
+        return type_error(a, "Collection column '%s' (%s) cannot be restricted by a '%s' relation",
+                          c, op_text(rel->op));
+    return 0;
+}
+
 /* A restriction on a column outside the primary key: checked on each row (RowFilter). */
 static int add_column_filter(restrict_ctx *x, const cql_relation *rel, int col)
 {
@@ -406,19 +684,20 @@ static int add_column_filter(restrict_ctx *x, const cql_relation *rel, int col)
     const eng_column *c = &t->cols[col];
     x->needs_filtering = 1;
     const eng_type *vt = c->type;
-    if (rel->op == CQL_OP_CONTAINS && eng_type_is_collection(c->type))
+    if (rel->op == CQL_OP_CONTAINS)
         vt = c->type->kind == ENG_MAP ? c->type->sub[1] : c->type->sub[0];
-    else if (rel->op == CQL_OP_CONTAINS_KEY && c->type->kind == ENG_MAP)
+    else if (rel->op == CQL_OP_CONTAINS_KEY)
         vt = c->type->sub[0];
-    else if (rel->op == CQL_OP_CONTAINS || rel->op == CQL_OP_CONTAINS_KEY)
-        return eng_errorf(a->err, ENG_E_INVALID, "Cannot use CONTAINS on non-collection column %s",
-                          c->name);
-    if (rel->op == CQL_OP_IN || rel->op == CQL_OP_LIKE || rel->op == CQL_OP_IS_NOT_NULL ||
-        rel->op == CQL_OP_NE)
+    if (rel->kind == CQL_REL_ELEMENT)
+        /* (cassette) m[k] = v filters are not implemented yet */
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Map-entry equality predicates are not supported here yet");
+    if (rel->op == CQL_OP_LIKE || rel->op == CQL_OP_IS_NOT_NULL || rel->op == CQL_OP_NE)
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s", c->name);
+    int op = rel->op == CQL_OP_IN ? CQL_OP_EQ : rel->op; /* IN (v): an equality */
     int rc = cql_bind_term(a, rel->values[0], vt, t->ks, t->name, c->name);
     if (!rc)
-        rc = add_filter(a, x->r, (cql_filter){col, rel->op, rel->values[0], NULL, vt, NULL, 0, 0});
+        rc = add_filter(a, x->r, (cql_filter){col, op, rel->values[0], NULL, vt, NULL, 0, 0});
     return rc;
 }
 
@@ -440,40 +719,35 @@ static int add_relation(restrict_ctx *x, const cql_relation *rel)
                               kind_name(r->kind));
         return add_token(x, rel);
     }
-    if (rel->kind != CQL_REL_COLUMN) {
-        /* (cassette) Cassandra takes multi-column relations on the clustering columns of UPDATE
-           and DELETE too (UpdateTest, DeleteTest) */
-        if (!select)
+    if (rel->kind == CQL_REL_MULTI) {
+        /* (cassette) UPDATE and DELETE take (c1, c2) = (v1, v2) only, a tuple of values */
+        if (!select && (rel->op != CQL_OP_EQ || rel->values[0]->kind != CQL_T_TUPLE))
             return eng_errorf(a->err, ENG_E_INVALID,
-                              "Multi-column relations are not supported in %s statements",
+                              "Multi-column relations other than (c1, c2) = (v1, v2) are not "
+                              "supported in %s statements",
                               kind_name(r->kind));
-        if (rel->kind == CQL_REL_MULTI)
-            return add_multi(x, rel);
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Element relations are not supported in WHERE clauses here");
+        return add_multi(x, rel);
     }
-    if (select && rel->op == CQL_OP_NE) {
-        eng_buf b = ENG_BUF_INIT;
-        cql_term_text(rel->values[0], &b);
-        int rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s != %s",
-                            rel->cols[0], eng_buf_cstr(&b) ? (char *)b.p : "?");
-        eng_buf_free(&b);
-        return rc;
-    }
+    if (rel->op == CQL_OP_NE)
+        return relation_error(a, "Unsupported \"!=\" relation: ", rel);
     int col;
     int rc = cql_resolve_column(a, r->t, rel->cols[0], &col);
     if (rc)
         return rc;
     const eng_column *c = &r->t->cols[col];
+    if ((rc = check_receiver(a, rel, c)))
+        return rc;
     if (c->kind != ENG_COL_PARTITION && c->kind != ENG_COL_CLUSTERING) {
         if (!select)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Non PRIMARY KEY columns found in where clause: %s ", c->name);
         return add_column_filter(x, rel, col);
     }
-    if (rel->op == CQL_OP_EQ || rel->op == CQL_OP_IN)
-        return add_eq(x, rel, col);
+    if (rel->kind == CQL_REL_ELEMENT)
+        return eng_errorf(a->err, ENG_E_INVALID, "Column %s cannot be used as a map", c->name);
     if (c->kind == ENG_COL_PARTITION) {
+        if (rel->op == CQL_OP_EQ || rel->op == CQL_OP_IN)
+            return add_eq(x, rel, col);
         /* (cassette) for CONTAINS Cassandra first says "Cannot use CONTAINS on non-collection
            column %s", here and on clustering columns */
         if (!select)
@@ -492,18 +766,26 @@ static int add_relation(restrict_ctx *x, const cql_relation *rel)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Only EQ and IN relation are supported on the partition key (unless "
                               "you use the token() function)");
-    } else if (!is_slice_op(rel->op) || r->kind == CQL_S_UPDATE) {
-        /* StatementType.allowClusteringColumnSlices: SELECT and DELETE */
-        if (select)
+        return add_slice(x, rel, col);
+    }
+    if (rel->op == CQL_OP_CONTAINS || rel->op == CQL_OP_CONTAINS_KEY) {
+        /* processClusteringColumnsRestrictions: CONTAINS on a (frozen collection) clustering
+           column filters the rows */
+        if (!select || !x->allow_filtering)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Clustering columns can only be restricted with CONTAINS with a "
                               "secondary index or filtering");
+        return add_column_filter(x, rel, col);
+    }
+    if (is_slice_op(rel->op) && r->kind == CQL_S_UPDATE)
+        /* StatementType.allowClusteringColumnSlices: SELECT and DELETE */
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Slice restrictions are not supported on the clustering columns in %s "
                           "statements",
                           kind_name(r->kind));
-    }
-    return add_slice(x, rel, col);
+    if (rel->op != CQL_OP_EQ && rel->op != CQL_OP_IN && !is_slice_op(rel->op))
+        return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s", c->name);
+    return add_ck_single(x, rel, col);
 }
 
 /* ---- the key as a whole ---- */
@@ -578,31 +860,154 @@ static int clustering_prefix(cql_restrictions *r)
     return i;
 }
 
+/* A clustering group the read cannot use becomes checks on each row (addToRowFilter). */
+static int group_to_filters(cql_analysis *a, cql_restrictions *r, const cql_ck_group *g)
+{
+    const eng_table *t = r->t;
+    if (!g->multi) {
+        cql_key_restriction *k = &r->keys[g->first];
+        *k = (cql_key_restriction){g->given, g->vals, g->n_vals, g->in_marker, 0,
+                                   g->lo, g->hi, g->lo_incl, g->hi_incl};
+        return key_to_filters(a, r, g->first);
+    }
+    if (g->given == CQL_RESTRICT_SLICE)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Multi-column slice restrictions cannot be used for filtering.");
+    if (group_is_in(g) && g->n > 1)
+        return eng_errorf(a->err, ENG_E_INVALID, "Multicolumn IN filters are not supported");
+    for (int i = 0; i < g->n_vals || g->in_marker; i++)
+        if (g->in_marker || g->vals[i]->kind != CQL_T_TUPLE)
+            /* (cassette) a tuple given whole by a marker is not taken apart for filtering */
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Multi-column relations on bind markers cannot be used for "
+                              "filtering here");
+    if (group_is_in(g)) { /* (c) IN ((1), (2)): c IN (1, 2) */
+        cql_term **items = cql_plan_zalloc(a, (size_t)(g->n_vals + 1) * sizeof *items);
+        if (!items)
+            return ENG_E_NOMEM;
+        for (int i = 0; i < g->n_vals; i++)
+            items[i] = g->vals[i]->items[0];
+        return add_filter(a, r, (cql_filter){g->first, CQL_OP_IN, g->n_vals ? items[0] : NULL,
+                                             NULL, t->cols[g->first].type, items, g->n_vals, 0});
+    }
+    for (int i = 0; i < g->n; i++) {
+        int rc = add_filter(a, r, (cql_filter){g->first + i, CQL_OP_EQ, g->vals[0]->items[i],
+                                               NULL, t->cols[g->first + i].type, NULL, 0, 0});
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /*
- * processClusteringColumnsRestrictions: restrictions past the prefix and its
- * slice are refused, or, in a SELECT that allows filtering, checked on rows.
+ * processClusteringColumnsRestrictions: the groups that start where the
+ * equalities before them end, up to the first slice, are read; the others
+ * need filtering (ClusteringColumnRestrictions.needFiltering), refused as a
+ * gap without ALLOW FILTERING, else checked on rows. keys[] gets the
+ * single-column groups (and the columns of (c1, c2) = (v1, v2)) for the
+ * writes and the point-read test.
  */
 static int process_clustering(restrict_ctx *x)
 {
     cql_restrictions *r = x->r;
     const eng_table *t = r->t;
-    for (int j = clustering_prefix(r); j < t->n_pk + t->n_ck; j++) {
-        if (!r->keys[j].given)
+    int select = is_select(r);
+    int pos = t->n_pk, sliced = 0, gap = -1;
+    for (int i = 0; i < r->n_groups; i++) {
+        const cql_ck_group *g = &r->groups[i];
+        if (sliced || g->first != pos) {
+            if (gap < 0)
+                gap = i;
             continue;
-        /* (cassette) UPDATE and DELETE give this text for every gap: Cassandra gives the
-           non-EQ one after a slice, and for UPDATE "Some clustering keys are missing" */
-        if (!is_select(r))
+        }
+        if (g->given == CQL_RESTRICT_SLICE)
+            sliced = 1;
+        else
+            pos += g->n;
+    }
+    if (gap >= 0) {
+        if (!select) {
+            /* (cassette) UPDATE and DELETE give this text for every gap: for UPDATE Cassandra
+               says "Some clustering keys are missing" */
+            int j = r->groups[gap].first;
             return preceding(x->a, t, j, 0);
+        }
         x->needs_filtering = 1;
-        if (x->allow_filtering) {
-            int rc = key_to_filters(x->a, r, j);
+        if (!x->allow_filtering) {
+            /* the restricted columns against the clustering columns, in order */
+            int k = t->n_pk;
+            for (int i = 0; i < r->n_groups; i++)
+                for (int c = r->groups[i].first; c < r->groups[i].first + r->groups[i].n; c++) {
+                    if (c != k)
+                        return eng_errorf(x->a->err, ENG_E_INVALID,
+                                          "PRIMARY KEY column \"%s\" cannot be restricted as "
+                                          "preceding column \"%s\" is not restricted",
+                                          t->cols[c].name, t->cols[k].name);
+                    k++;
+                }
+            return eng_errorf(x->a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
+        }
+        for (int i = gap; i < r->n_groups; i++) {
+            int rc = group_to_filters(x->a, r, &r->groups[i]);
             if (rc)
                 return rc;
-        } else if (r->has_pk) {
-            return preceding(x->a, t, j, r->keys[j - 1].given == CQL_RESTRICT_SLICE);
         }
+        r->n_groups = gap;
     }
-    if (is_select(r) && !r->has_pk && (r->n_ck_eq || r->ck_slice))
+    r->n_ck_eq = 0;
+    r->ck_slice = 0;
+    r->n_multi_eq = 0;
+    for (int i = 0; i < r->n_groups; i++) {
+        const cql_ck_group *g = &r->groups[i];
+        for (int c = g->first; c < g->first + g->n; c++)
+            r->keys[c].given = g->given;
+        if (g->given == CQL_RESTRICT_EQ) {
+            r->n_ck_eq += g->n;
+            if (!g->multi) {
+                cql_key_restriction *k = &r->keys[g->first];
+                k->vals = g->vals;
+                k->n = g->n_vals;
+                k->in_marker = g->in_marker;
+            } else if (!group_is_in(g) && g->vals[0]->kind == CQL_T_TUPLE) {
+                for (int c = 0; c < g->n; c++) {
+                    r->keys[g->first + c].vals = &g->vals[0]->items[c];
+                    r->keys[g->first + c].n = 1;
+                }
+                r->n_multi_eq++;
+            } else {
+                if (!select) /* refused by add_relation already */
+                    return eng_errorf(x->a->err, ENG_E_INVALID,
+                                      "Multi-column IN is not supported here");
+                r->n_multi_eq++;
+            }
+            continue;
+        }
+        r->ck_slice = 1;
+        if (!g->multi) {
+            cql_key_restriction *k = &r->keys[g->first];
+            k->lo = g->lo;
+            k->hi = g->hi;
+            k->lo_incl = g->lo_incl;
+            k->hi_incl = g->hi_incl;
+            continue;
+        }
+        if (!select)
+            return eng_errorf(x->a->err, ENG_E_INVALID,
+                              "Multi-column slices are not supported in %s statements",
+                              kind_name(r->kind));
+        r->multi_first = g->first;
+        r->multi_n = g->n;
+        r->multi_lo = g->lo;
+        r->multi_hi = g->hi;
+        r->multi_lo_n = g->lo_n;
+        r->multi_hi_n = g->hi_n;
+        r->multi_lo_incl = g->lo_incl;
+        r->multi_hi_incl = g->hi_incl;
+        for (int c = 1; c < g->n; c++)
+            if (t->cols[g->first + c].desc != t->cols[g->first].desc)
+                r->multi_mixed = 1;
+    }
+    if (select && !r->has_pk && r->n_groups)
         x->needs_filtering = 1;
     return 0;
 }
@@ -610,7 +1015,7 @@ static int process_clustering(restrict_ctx *x)
 int cql_restrict_where(cql_analysis *a, cql_restrictions *r, const cql_relation *where, int n,
                        int allow_filtering)
 {
-    restrict_ctx x = {a, r, allow_filtering, 0, 0, 0};
+    restrict_ctx x = {a, r, allow_filtering, 0, 0};
     for (int i = 0; i < n && !x.stopped; i++) {
         int rc = add_relation(&x, &where[i]);
         if (rc)
@@ -888,8 +1293,8 @@ int cql_restrict_partition_keys(cql_exec *x, const cql_restrictions *r, eng_quer
     int rc = key_range_values(x, r, 0, t->n_pk, NULL, kv);
     if (rc)
         return rc;
-    eng_val **keys;
-    uint32_t n;
+    eng_val **keys = NULL;
+    uint32_t n = 0;
     if ((rc = product(x, kv, 0, t->n_pk, &keys, &n)))
         return rc;
     q->keys = (const eng_val *const *)keys;
@@ -1052,134 +1457,122 @@ int cql_restrict_slice(cql_exec *x, const cql_restrictions *r, const eng_val *pr
     return 0;
 }
 
-/* The values of a tuple term for columns [first, first + n). */
-static int eval_tuple(cql_exec *x, const cql_restrictions *r, const cql_term *v, eng_val *out,
-                      int n)
+/* The values of a tuple term for columns [first, first + n); null components refused with
+   null_msg ("%s": the column) unless it is NULL. */
+static int eval_tuple(cql_exec *x, const cql_restrictions *r, int first, const cql_term *v,
+                      eng_val *out, int n, const char *null_msg)
 {
     const eng_table *t = r->t;
-    int first = r->multi_first;
-    if (v->kind == CQL_T_TUPLE) {
+    /* a marker stands for a whole tuple in a multi-column relation ((c, d) > ?, (c) > ?), for
+       one value when a single column's bound was merged into the slice (c >= ?) */
+    const eng_type *bt = v->kind == CQL_T_BIND ? x->plan->binds[v->bind_index].type : NULL;
+    if (bt && (n > 1 || (bt->kind == ENG_TUPLE && !eng_type_equal(bt, t->cols[first].type)))) {
+        eng_val tv;
+        const eng_type *tt = bt;
+        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
+        if (rc)
+            return rc;
+        if (tv.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for column %s",
+                              t->cols[first].name);
+        eng_items it;
+        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
+        for (int i = 0; i < n; i++)
+            if (eng_items_next(&it, &out[i]) != 1)
+                out[i] = (eng_val){NULL, ENG_NULL};
+    } else if (v->kind == CQL_T_TUPLE) {
         for (int i = 0; i < n; i++) {
             int rc = cql_eval_val(x, v->items[i], t->cols[first + i].type,
                                   t->cols[first + i].name, &out[i]);
             if (rc)
                 return rc;
         }
-    } else {
-        eng_val tv;
-        const eng_type *tt = x->plan->binds[v->bind_index].type;
-        int rc = cql_eval_val(x, v, tt, "tuple", &tv);
+    } else { /* one value: (c) = 1, or a single column's bound merged into a tuple slice */
+        int rc = cql_eval_val(x, v, t->cols[first].type, t->cols[first].name, &out[0]);
         if (rc)
             return rc;
-        if (tv.len < 0)
-            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value in condition for "
-                                                     "columns");
-        eng_items it;
-        eng_items_begin_raw(&it, tv.p, (size_t)tv.len);
-        for (int i = 0; i < n; i++)
-            if (eng_items_next(&it, &out[i]) != 1)
-                out[i] = (eng_val){NULL, ENG_NULL};
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; null_msg && i < n; i++)
         if (out[i].len < 0)
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "Invalid null value in condition for column %s",
-                              t->cols[first + i].name);
+            return eng_errorf(x->err, ENG_E_INVALID, null_msg, t->cols[first + i].name);
     return 0;
 }
 
-/* Points of a multi-column = / IN: one slice per tuple, in clustering order, without repeats. */
-static int multi_points(cql_exec *x, const cql_restrictions *r, eng_query *q)
+/* The candidate tuples of an EQ group (MultiColumnRestriction.appendTo): *out gets count
+   arrays of g->n values. */
+static int group_tuples(cql_exec *x, const cql_restrictions *r, const cql_ck_group *g,
+                        eng_val ***out, uint32_t *count)
 {
     const eng_table *t = r->t;
-    int n = r->multi_n;
-    uint32_t count = (uint32_t)r->n_multi_eq;
-    const cql_term *const *tuples = (const cql_term *const *)r->multi_eq;
-    eng_val list = {NULL, 0};
-    eng_items it;
-    if (r->multi_in_marker) {
-        const eng_type *lt = x->plan->binds[r->multi_eq[0]->bind_index].type;
-        int rc = cql_eval_val(x, r->multi_eq[0], lt, "in", &list);
+    int n = g->n;
+    if (!g->multi) {
+        cql_key_restriction k = {CQL_RESTRICT_EQ, g->vals, g->n_vals, g->in_marker, 0,
+                                 NULL, NULL, 0, 0};
+        cql_key_values kv;
+        int rc = candidates(x, r, g->first, &k, NULL, &kv);
         if (rc)
             return rc;
-        int32_t c = list.len >= 0 ? eng_items_begin(&it, list.p, (size_t)list.len) : 0;
-        count = c > 0 ? (uint32_t)c : 0;
-    }
-    eng_slice *slices = eng_arena_alloc(&x->arena, (count ? count : 1) * sizeof *slices);
-    if (!slices)
-        return oom(x);
-    for (uint32_t i = 0; i < count; i++) {
-        eng_val *vals = eng_arena_alloc(&x->arena, (size_t)n * sizeof *vals);
-        if (!vals)
+        eng_val **ts = eng_arena_alloc(&x->arena, (size_t)(kv.n ? kv.n : 1) * sizeof *ts);
+        if (!ts)
             return oom(x);
-        if (r->multi_in_marker) {
+        for (int i = 0; i < kv.n; i++)
+            ts[i] = &kv.vals[i];
+        *out = ts;
+        *count = (uint32_t)kv.n;
+        return 0;
+    }
+    uint32_t c = (uint32_t)g->n_vals;
+    eng_items it;
+    if (g->in_marker) {
+        eng_val list;
+        const eng_type *lt = x->plan->binds[g->vals[0]->bind_index].type;
+        int rc = cql_eval_val(x, g->vals[0], lt, "in", &list);
+        if (rc)
+            return rc;
+        if (list.len < 0)
+            return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for IN restriction");
+        int32_t m = eng_items_begin(&it, list.p, (size_t)list.len);
+        c = m > 0 ? (uint32_t)m : 0;
+    }
+    eng_val **ts = eng_arena_alloc(&x->arena, (c ? c : 1) * sizeof *ts);
+    if (!ts)
+        return oom(x);
+    for (uint32_t i = 0; i < c; i++) {
+        ts[i] = eng_arena_alloc(&x->arena, (size_t)n * sizeof **ts);
+        if (!ts[i])
+            return oom(x);
+        if (g->in_marker) {
             eng_val tv;
             eng_items_next(&it, &tv);
             eng_items ti;
             eng_items_begin_raw(&ti, tv.p, tv.len > 0 ? (size_t)tv.len : 0);
             for (int j = 0; j < n; j++)
-                if (eng_items_next(&ti, &vals[j]) != 1)
-                    vals[j] = (eng_val){NULL, ENG_NULL};
+                if (eng_items_next(&ti, &ts[i][j]) != 1)
+                    ts[i][j] = (eng_val){NULL, ENG_NULL};
         } else {
-            int rc = eval_tuple(x, r, tuples[i], vals, n);
+            int rc = eval_tuple(x, r, g->first, g->vals[i], ts[i], n, NULL);
             if (rc)
                 return rc;
         }
-        slices[i] = (eng_slice){{vals, (uint16_t)n, 1}, {vals, (uint16_t)n, 1}};
-    }
-    for (uint32_t i = 1; i < count; i++)
-        for (uint32_t j = i; j > 0; j--) {
-            if (clustering_cmp(t, slices[j].start.vals, &slices[j - 1].start) >= 0)
-                break;
-            eng_slice tmp = slices[j - 1];
-            slices[j - 1] = slices[j];
-            slices[j] = tmp;
+        for (int j = 0; j < n; j++) {
+            if (ts[i][j].len >= 0)
+                continue;
+            if (c == 1 && !g->in_marker) /* = (tuple) or IN of one tuple: an equality */
+                return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for column %s",
+                                  t->cols[g->first + j].name);
+            eng_buf b = ENG_BUF_INIT;
+            for (int k = 0; k < n; k++)
+                eng_buf_printf(&b, "%s%s", k ? ", " : "[", t->cols[g->first + k].name);
+            eng_buf_put_str(&b, "]");
+            int rc = eng_errorf(x->err, ENG_E_INVALID,
+                                "Invalid null value in condition for columns: %s",
+                                eng_buf_cstr(&b) ? (char *)b.p : "");
+            eng_buf_free(&b);
+            return rc;
         }
-    uint32_t w = 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (!w || clustering_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
-            slices[w++] = slices[i];
-    q->slices = slices;
-    q->n_slices = w;
-    return w ? 0 : 1;
-}
-
-/* The slice of multi-column bounds (c1, c2) > (..) AND (c1, c2) < (..). */
-static int multi_slice(cql_exec *x, const cql_restrictions *r, eng_query *q, eng_val **mlo,
-                       eng_val **mhi)
-{
-    const eng_table *t = r->t;
-    int n = r->multi_n;
-    eng_slice *sl = eng_arena_alloc(&x->arena, sizeof *sl);
-    eng_val *lo = eng_arena_alloc(&x->arena, (size_t)n * sizeof *lo);
-    eng_val *hi = eng_arena_alloc(&x->arena, (size_t)n * sizeof *hi);
-    if (!sl || !lo || !hi)
-        return oom(x);
-    memset(sl, 0, sizeof *sl);
-    int rc = 0;
-    if (r->multi_lo && !(rc = eval_tuple(x, r, r->multi_lo, lo, r->multi_lo_n)))
-        sl->start = (eng_bound){lo, (uint16_t)r->multi_lo_n, (uint8_t)r->multi_lo_incl};
-    if (!rc && r->multi_hi && !(rc = eval_tuple(x, r, r->multi_hi, hi, r->multi_hi_n)))
-        sl->end = (eng_bound){hi, (uint16_t)r->multi_hi_n, (uint8_t)r->multi_hi_incl};
-    if (rc)
-        return rc;
-    if (r->multi_mixed) {
-        /* Directions differ: read the first column's range inclusively; rows are then compared
-           as tuples in the columns' natural order (select.c). */
-        *mlo = r->multi_lo ? lo : NULL;
-        *mhi = r->multi_hi ? hi : NULL;
-        if (r->multi_lo)
-            sl->start = (eng_bound){lo, 1, 1};
-        if (r->multi_hi)
-            sl->end = (eng_bound){hi, 1, 1};
     }
-    if (t->cols[t->n_pk].desc) {
-        eng_bound tmp = sl->start;
-        sl->start = sl->end;
-        sl->end = tmp;
-    }
-    q->slices = sl;
-    q->n_slices = 1;
+    *out = ts;
+    *count = c;
     return 0;
 }
 
@@ -1187,39 +1580,122 @@ int cql_restrict_clustering_slices(cql_exec *x, const cql_restrictions *r, eng_q
                                    eng_val **mixed_lo, eng_val **mixed_hi)
 {
     const eng_table *t = r->t;
-    if (r->multi_n) {
-        if (r->multi_first != t->n_pk)
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "Multi-column relations must start at the first clustering column "
-                              "here");
-        return r->multi_eq ? multi_points(x, r, q) : multi_slice(x, r, q, mixed_lo, mixed_hi);
-    }
-    if (!r->n_ck_eq && !r->ck_slice)
+    if (!r->n_groups)
         return 0;
-    int n = r->n_ck_eq;
-    cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(t->n_pk + n + 1) * sizeof *kv);
-    if (!kv)
+    /* the clustering prefixes of the EQ groups (MultiCBuilder): every combination */
+    int width = 0, sort = 0;
+    uint32_t n_pre = 1;
+    eng_val **pre = eng_arena_alloc(&x->arena, sizeof *pre);
+    if (!pre)
         return oom(x);
-    int rc = key_range_values(x, r, t->n_pk, t->n_pk + n, NULL, kv);
-    if (rc)
-        return rc;
-    eng_val **prefixes;
-    uint32_t n_prefixes;
-    if ((rc = product(x, kv, t->n_pk, n, &prefixes, &n_prefixes)))
-        return rc;
-    if (!n_prefixes)
-        return 1; /* c IN (): no row can match (no slices would read them all) */
-    eng_slice *slices = eng_arena_alloc(&x->arena, n_prefixes * sizeof *slices);
+    pre[0] = NULL;
+    const cql_ck_group *slice = NULL;
+    for (int gi = 0; gi < r->n_groups; gi++) {
+        const cql_ck_group *g = &r->groups[gi];
+        if (g->given == CQL_RESTRICT_SLICE) {
+            slice = g;
+            break;
+        }
+        eng_val **ts = NULL;
+        uint32_t c = 0;
+        int rc = group_tuples(x, r, g, &ts, &c);
+        if (rc)
+            return rc;
+        if (!c)
+            return 1; /* IN (): no row can match */
+        uint64_t total = (uint64_t)n_pre * c;
+        if (total > MAX_IN_COMBINATIONS)
+            return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
+                              (unsigned long long)total);
+        eng_val **next = eng_arena_alloc(&x->arena, (size_t)total * sizeof *next);
+        if (!next)
+            return oom(x);
+        for (uint32_t p = 0; p < n_pre; p++)
+            for (uint32_t i = 0; i < c; i++) {
+                eng_val *v = eng_arena_alloc(&x->arena, (size_t)(width + g->n) * sizeof *v);
+                if (!v)
+                    return oom(x);
+                if (width)
+                    memcpy(v, pre[p], (size_t)width * sizeof *v);
+                memcpy(v + width, ts[i], (size_t)g->n * sizeof *v);
+                next[p * c + i] = v;
+            }
+        pre = next;
+        n_pre = (uint32_t)total;
+        width += g->n;
+        sort |= g->multi;
+    }
+    eng_slice *slices = eng_arena_alloc(&x->arena, n_pre * sizeof *slices);
     if (!slices)
         return oom(x);
-    cql_slice_bounds b;
-    if ((rc = cql_restrict_slice_bounds(x, r, &b)))
-        return rc;
-    for (uint32_t i = 0; i < n_prefixes; i++)
-        if ((rc = cql_restrict_slice(x, r, prefixes[i], &b, &slices[i])))
+    for (uint32_t i = 0; i < n_pre; i++)
+        slices[i] = (eng_slice){{pre[i], (uint16_t)width, 1}, {pre[i], (uint16_t)width, 1}};
+    if (sort) { /* tuples come in the order written: put the prefixes in clustering order */
+        for (uint32_t i = 1; i < n_pre; i++)
+            for (uint32_t j = i; j > 0; j--) {
+                if (clustering_cmp(t, slices[j].start.vals, &slices[j - 1].start) >= 0)
+                    break;
+                eng_slice tmp = slices[j - 1];
+                slices[j - 1] = slices[j];
+                slices[j] = tmp;
+            }
+        uint32_t w = 0;
+        for (uint32_t i = 0; i < n_pre; i++)
+            if (!w || clustering_cmp(t, slices[i].start.vals, &slices[w - 1].start) != 0)
+                slices[w++] = slices[i];
+        n_pre = w;
+    }
+    if (slice) {
+        /* the bounds of the slice after each prefix */
+        const char *null_msg = "Invalid null value in condition for column %s";
+        eng_val *lo = eng_arena_alloc(&x->arena, (size_t)(slice->n + 1) * sizeof *lo);
+        eng_val *hi = eng_arena_alloc(&x->arena, (size_t)(slice->n + 1) * sizeof *hi);
+        if (!lo || !hi)
+            return oom(x);
+        int rc = 0;
+        int lo_n = slice->lo ? slice->lo_n : 0, hi_n = slice->hi ? slice->hi_n : 0;
+        if (slice->lo)
+            rc = eval_tuple(x, r, slice->first, slice->lo, lo, lo_n, null_msg);
+        if (!rc && slice->hi)
+            rc = eval_tuple(x, r, slice->first, slice->hi, hi, hi_n, null_msg);
+        if (rc)
             return rc;
+        int mixed = slice->multi && r->multi_mixed;
+        if (mixed) {
+            /* directions differ: read the first column's range inclusively; rows are then
+               compared as tuples in the columns' natural order (select.c) */
+            *mixed_lo = slice->lo ? lo : NULL;
+            *mixed_hi = slice->hi ? hi : NULL;
+        }
+        for (uint32_t i = 0; i < n_pre; i++) {
+            eng_val *s = eng_arena_alloc(&x->arena, (size_t)(width + lo_n + 1) * sizeof *s);
+            eng_val *e = eng_arena_alloc(&x->arena, (size_t)(width + hi_n + 1) * sizeof *e);
+            if (!s || !e)
+                return oom(x);
+            if (width) {
+                memcpy(s, slices[i].start.vals, (size_t)width * sizeof *s);
+                memcpy(e, slices[i].start.vals, (size_t)width * sizeof *e);
+            }
+            memcpy(s + width, lo, (size_t)lo_n * sizeof *s);
+            memcpy(e + width, hi, (size_t)hi_n * sizeof *e);
+            eng_slice sl = {{s, (uint16_t)width, 1}, {e, (uint16_t)width, 1}};
+            if (slice->lo)
+                sl.start = (eng_bound){s, (uint16_t)(width + (mixed ? 1 : lo_n)),
+                                       (uint8_t)(mixed ? 1 : slice->lo_incl)};
+            if (slice->hi)
+                sl.end = (eng_bound){e, (uint16_t)(width + (mixed ? 1 : hi_n)),
+                                     (uint8_t)(mixed ? 1 : slice->hi_incl)};
+            /* bounds are given in the natural order: a DESC column's lower value ends it */
+            if (t->cols[slice->first].desc) {
+                eng_bound tmp = sl.start;
+                sl.start = sl.end;
+                sl.end = tmp;
+            }
+            slices[i] = sl;
+        }
+    }
     q->slices = slices;
-    q->n_slices = n_prefixes;
+    q->n_slices = n_pre;
     return 0;
 }
 

@@ -54,6 +54,24 @@ typedef struct cql_filter {
     int in_marker;
 } cql_filter;
 
+/*
+ * One restriction on clustering columns [first, first + n) once the WHERE
+ * relations on them are merged (an entry of Cassandra's clustering
+ * RestrictionSet): a single column's, or a tuple's (multi: (c1, c2) = ...).
+ */
+typedef struct cql_ck_group {
+    int first, n;           /* table columns covered */
+    int multi;              /* tuple notation: EQ values are tuples */
+    int given;              /* CQL_RESTRICT_EQ (= or IN) or CQL_RESTRICT_SLICE */
+    cql_term **vals;        /* EQ: the value or the IN list; a single marker for IN ? */
+    int n_vals;
+    int in_marker;
+    const cql_term *lo, *hi;/* SLICE: the bounds (NULL: open) */
+    int lo_n, hi_n;         /* SLICE: columns each bound covers */
+    int lo_tuple, hi_tuple; /* SLICE: the bound is a tuple (else one value of column first) */
+    int lo_incl, hi_incl;
+} cql_ck_group;
+
 /* The restrictions of one statement's WHERE clause (or INSERT's key values) on its table. */
 typedef struct cql_restrictions {
     const eng_table *t;
@@ -68,7 +86,11 @@ typedef struct cql_restrictions {
     /* SELECT: restrictions checked on each row */
     cql_filter *filters;
     int n_filters;
-    /* SELECT: (c1, c2, ...) relations on the clustering columns from multi_first */
+    /* WHERE: the clustering restrictions, merged, in column order */
+    cql_ck_group *groups;
+    int n_groups;
+    /* SELECT: the multi-column slice (on columns from multi_first) and whether EQ groups are
+       tuples (n_multi_eq) */
     int multi_first, multi_n;
     cql_term **multi_eq;    /* = (tuple) or IN ((tuple), ...): whole prefixes */
     int n_multi_eq;
