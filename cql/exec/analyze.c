@@ -107,27 +107,57 @@ static int is_plain_collection(const cql_typeref *ref)
                         !strcmp(ref->name, "map"));
 }
 
+/* A user type name (not frozen<...>, a collection, a tuple or a native type). */
+static int is_plain_udt(const cql_typeref *ref)
+{
+    if (ref->ks)
+        return 1;
+    if (!strcmp(ref->name, "frozen") || !strcmp(ref->name, "tuple") || is_plain_collection(ref))
+        return 0;
+    return eng_kind_from_name(ref->name, strlen(ref->name)) < 0;
+}
+
+/*
+ * CQL3Type.Raw.RawCollection.prepare: inside a collection that is not frozen,
+ * the values' type, then the keys', must not be a collection or a user type
+ * that is not frozen (throwNestedNonFrozenError, naming the collection as
+ * written). frozen<...> freezes everything inside it, so a frozen collection
+ * may hold any of them.
+ */
+static int check_nested_frozen(cql_analysis *a, const cql_typeref *ref, int frozen)
+{
+    if (frozen)
+        return 0;
+    for (int i = ref->n_args - 1; i >= 0; i--) {
+        const char *what = is_plain_collection(ref->args[i]) ? "collections"
+                           : is_plain_udt(ref->args[i])      ? "UDTs"
+                                                             : NULL;
+        if (!what)
+            continue;
+        eng_buf b = ENG_BUF_INIT;
+        put_typeref(ref, &b);
+        int rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "Non-frozen %s are not allowed inside collections: %s", what,
+                            eng_buf_cstr(&b) ? (char *)b.p : ref->name);
+        eng_buf_free(&b);
+        return rc;
+    }
+    return 0;
+}
+
 static int resolve_collection(cql_analysis *a, const cql_typeref *ref, const char *ks, int frozen,
                               int kind, eng_type **out)
 {
     int rc = arg_count(a, ref, kind == ENG_MAP ? 2 : 1);
+    if (!rc)
+        rc = check_nested_frozen(a, ref, frozen);
     if (rc)
         return rc;
-    for (int i = 0; i < ref->n_args; i++)
-        if (is_plain_collection(ref->args[i])) {
-            eng_buf b = ENG_BUF_INIT;
-            put_typeref(ref, &b);
-            rc = eng_errorf(a->err, ENG_E_INVALID,
-                            "Non-frozen collections are not allowed inside collections: %s",
-                            eng_buf_cstr(&b) ? (char *)b.p : ref->name);
-            eng_buf_free(&b);
-            return rc;
-        }
     eng_type *k = NULL, *v = NULL;
-    /* Anything inside a collection must be frozen (Cassandra refuses it otherwise). */
-    rc = resolve(a, ref->args[0], ks, 0, 1, &k);
+    /* What is inside a frozen collection is frozen too (RawCollection.freeze). */
+    rc = resolve(a, ref->args[0], ks, frozen, 1, &k);
     if (!rc && kind == ENG_MAP)
-        rc = resolve(a, ref->args[1], ks, 0, 1, &v);
+        rc = resolve(a, ref->args[1], ks, frozen, 1, &v);
     if (rc) {
         eng_type_free(k);
         return rc;

@@ -139,18 +139,26 @@ static int add_op(cql_analysis *a, mod_plan *m, mod_op op, const char *field)
     return rc;
 }
 
-static const char *op_text(int kind)
+/*
+ * Operation.Addition / Substraction / Prepend refusals: "Invalid operation (%s) for <what> column
+ * %s", the operation as their toString writes it, the value as written (a marker is "?"):
+ * "c = c + v", "c = c - v", and for a prepend "c = v - c" (sic).
+ */
+static int arith_error(cql_analysis *a, const eng_column *c, const cql_term *value, int kind,
+                       const char *what)
 {
-    switch (kind) {
-    case CQL_SET_ADD:
-        return "+";
-    case CQL_SET_SUB:
-        return "-";
-    case CQL_SET_PREPEND:
-        return "prepend";
-    default:
-        return "=";
-    }
+    eng_buf v = ENG_BUF_INIT;
+    cql_term_text(value, &v);
+    const char *vt = eng_buf_cstr(&v) ? (char *)v.p : "?";
+    int rc;
+    if (kind == CQL_SET_PREPEND)
+        rc = eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s = %s - %s) for %s column %s",
+                        c->name, vt, c->name, what, c->name);
+    else
+        rc = eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s = %s %s %s) for %s column %s",
+                        c->name, c->name, kind == CQL_SET_SUB ? "-" : "+", vt, what, c->name);
+    eng_buf_free(&v);
+    return rc;
 }
 
 /* c = c + v / c = c - v / c = v + c on collections and counters (facts §4.5, §6). */
@@ -159,29 +167,20 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
     const eng_column *c = &m->t->cols[col];
     const eng_type *ty = c->type;
     mod_op op = {col, 0, NULL, s->value, NULL, ty, 0, 0};
+    if (s->kind == CQL_SET_PREPEND && ty->kind != ENG_LIST)
+        return arith_error(a, c, s->value, s->kind, "non list");
     if (ty->kind == ENG_COUNTER) {
-        if (s->kind == CQL_SET_PREPEND)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Invalid operation (%s = %s + %s) for non list column %s", c->name,
-                              "?", c->name, c->name);
         op.kind = ENG_OP_COUNTER_ADD;
         op.negate = s->kind == CQL_SET_SUB;
         op.value_type = ty;
         return add_op(a, m, op, NULL);
     }
     if (!eng_type_is_collection(ty))
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid operation (%s = %s %s ?) for non counter column %s", c->name,
-                          c->name, op_text(s->kind), c->name);
+        return arith_error(a, c, s->value, s->kind, "non counter");
     if (ty->frozen)
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid operation (%s = %s %s ?) for frozen collection column %s",
-                          c->name, c->name, op_text(s->kind), c->name);
+        return arith_error(a, c, s->value, s->kind,
+                           s->kind == CQL_SET_PREPEND ? "frozen list" : "frozen collection");
     if (s->kind == CQL_SET_PREPEND) {
-        if (ty->kind != ENG_LIST)
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Invalid operation (%s = ? + %s) for non list column %s", c->name,
-                              c->name, c->name);
         op.kind = ENG_OP_PREPEND;
         return add_op(a, m, op, NULL);
     }
@@ -607,8 +606,10 @@ static int finish_shape(cql_analysis *a, mod_plan *m)
     const cql_restrictions *r = &m->r;
     int ck_restricted = r->n_ck_eq > 0 || r->ck_slice;
     int full_ck = r->n_ck_eq == t->n_ck && !r->ck_slice;
-    /* ModificationStatement.appliesOnlyToStaticColumns */
-    int only_static = !writes_regular && !cond_regular && (writes_static || cond_static);
+    /* ModificationStatement.appliesOnlyToStaticColumns; Operations.appliesToRegularColumns:
+       a DELETE of no column deletes rows, which applies to the regular columns. */
+    int ops_regular = writes_regular || (kind == CQL_S_DELETE && !m->n_ops);
+    int only_static = !ops_regular && !cond_regular && (writes_static || cond_static);
     m->updates_regular = t->n_ck == 0 || ck_restricted;
     m->updates_static = writes_static;
     int rc = cql_restrict_check_written(a, r, only_static);

@@ -219,6 +219,8 @@ static int prepend_all(writer *w, const eng_column *c, eng_val v)
 
 /* ---- reading the stored state a list operation needs ---- */
 
+static int cell_cmp(const void *a, const void *b) { return eng_cell_position_cmp(a, b); }
+
 static int load_header(writer *w)
 {
     if (w->header_loaded)
@@ -242,48 +244,79 @@ static int load_header(writer *w)
     return rc;
 }
 
-/* The live elements of list column c in the stored row, in list order. */
+/*
+ * The live elements of list column c as the statement's next operation sees
+ * them, in list order: the stored row merged with what the statement has
+ * written so far (Cassandra 3.11+ UpdateParameters.getPrefetchedRow merges
+ * the prefetched row with the pending updates, so `l = l + [x], l[i] = v`
+ * sees x, and a second `DELETE l[i]` deletes the element that moved to i).
+ * Cells are copied: add_cell may move w->cells.
+ */
 static int live_list(writer *w, const eng_row *old, const eng_deletion *covering,
-                     const eng_column *c, const eng_cell **out, uint32_t *n)
+                     const eng_column *c, eng_cell *out, uint32_t *n)
 {
     *n = 0;
     eng_deletion cdel = {ENG_TS_NONE, 0};
     for (uint32_t i = 0; i < old->n_cdels; i++)
         if (old->cdels[i].col == c->id)
             cdel = old->cdels[i].del;
-    for (uint32_t i = 0; i < old->n_cells; i++) {
-        const eng_cell *x = &old->cells[i];
-        if (x->col != c->id || !eng_cell_is_live(x, w->now_s) ||
-            eng_deletion_deletes(&cdel, x->ts_us) ||
-            eng_deletion_deletes(&old->deletion, x->ts_us) ||
-            eng_deletion_deletes(covering, x->ts_us))
+    for (uint32_t i = 0; i < w->n_cdels; i++)
+        if (w->cdels[i].col == c->id && eng_deletion_supersedes(&w->cdels[i].del, &cdel))
+            cdel = w->cdels[i].del;
+    /* The stored cells and the pending ones; equal positions are reconciled as the merge of a
+       row update would (eng_cell_b_wins, whose outcome does not depend on their order). */
+    for (uint32_t i = 0; i < old->n_cells; i++)
+        if (old->cells[i].col == c->id)
+            out[(*n)++] = old->cells[i];
+    for (uint32_t i = 0; i < w->n_cells; i++)
+        if (w->cells[i].col == c->id)
+            out[(*n)++] = w->cells[i];
+    qsort(out, *n, sizeof *out, cell_cmp);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (k && eng_cell_position_cmp(&out[k - 1], &out[i]) == 0) {
+            if (eng_cell_b_wins(&out[k - 1], &out[i]))
+                out[k - 1] = out[i];
             continue;
-        out[(*n)++] = x;
+        }
+        out[k++] = out[i];
+    }
+    /* Then the purge: tombstones, expired cells and what a deletion shadows go. Cassandra merges
+       and purges only when a row is stored; without one it hands back the pending update as
+       built, its element tombstones counting as elements. */
+    int purge = !eng_row_is_empty(old);
+    *n = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const eng_cell *x = &out[i];
+        if ((!purge || eng_cell_is_live(x, w->now_s)) && !eng_deletion_deletes(&cdel, x->ts_us) &&
+            !eng_deletion_deletes(&old->deletion, x->ts_us) &&
+            !eng_deletion_deletes(covering, x->ts_us))
+            out[(*n)++] = *x;
     }
     return 0;
 }
 
 typedef struct list_state {
-    const eng_cell **cells;
+    eng_cell *cells;
     uint32_t n;
-    int loaded;
+    int header; /* the partition header is loaded (range tombstones over the row) */
+    eng_deletion covering;
 } list_state;
 
 static int list_elements(writer *w, const eng_row *old, const uint8_t *ck_key, size_t ck_len,
                          const eng_column *c, list_state *ls)
 {
-    if (ls->loaded)
-        return 0;
-    int rc = load_header(w);
-    if (rc)
-        return rc;
-    eng_deletion covering = eng_pheader_covering(&w->header, ck_key, ck_len);
-    ls->cells = eng_arena_alloc(&w->arena, (old->n_cells + 1) * sizeof *ls->cells);
+    if (!ls->header) {
+        int rc = load_header(w);
+        if (rc)
+            return rc;
+        ls->covering = eng_pheader_covering(&w->header, ck_key, ck_len);
+        ls->header = 1;
+    }
+    ls->cells = eng_arena_alloc(&w->arena, (old->n_cells + w->n_cells + 1) * sizeof *ls->cells);
     if (!ls->cells)
         return nomem(w);
-    rc = live_list(w, old, &covering, c, ls->cells, &ls->n);
-    ls->loaded = rc == 0;
-    return rc;
+    return live_list(w, old, &ls->covering, c, ls->cells, &ls->n);
 }
 
 static int32_t list_index(eng_val key) { return key.len == 4 ? (int32_t)eng_be32(key.p) : -1; }
@@ -302,7 +335,7 @@ static int list_set_index(writer *w, const eng_column *c, const eng_cell_op *op,
     if (idx < 0 || (uint32_t)idx >= ls->n)
         return eng_errorf(w->err, ENG_E_INVALID, "List index %d out of bound, list has size %u",
                           idx, ls->n);
-    const eng_cell *x = ls->cells[idx];
+    const eng_cell *x = &ls->cells[idx];
     int tomb = deleting || op->value.len < 0;
     return add_cell(w, c->id, tomb ? ENG_CELL_TOMBSTONE : 0, x->path.p, x->path.len, op->value);
 }
@@ -320,7 +353,7 @@ static int list_remove(writer *w, const eng_column *c, eng_val v, list_state *ls
         if (a.len < 0)
             return eng_errorf(w->err, ENG_E_INVALID, "null is not supported inside collections");
         for (uint32_t i = 0; i < ls->n; i++) {
-            const eng_cell *x = ls->cells[i];
+            const eng_cell *x = &ls->cells[i];
             if (x->value.len != a.len ||
                 eng_type_compare(et, x->value.p, (size_t)x->value.len, a.p, (size_t)a.len) != 0)
                 continue;
@@ -430,8 +463,6 @@ static int apply_op(writer *w, const eng_cell_op *op, const eng_row *old, const 
 }
 
 /* ---- assembling the update and writing a row ---- */
-
-static int cell_cmp(const void *a, const void *b) { return eng_cell_position_cmp(a, b); }
 
 /* Sorts the update's cells and folds several writes to one position into one. */
 static void fold_cells(writer *w)
