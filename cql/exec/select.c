@@ -26,7 +26,7 @@
 
 enum sel_kind {
     SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG, SEL_FN, SEL_CAST,
-    SEL_TOJSON,
+    SEL_TOJSON, SEL_FIELD,
 };
 enum agg_kind { AGG_COUNT = 1, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
 
@@ -36,15 +36,19 @@ struct selector {
     int col;                /* SEL_COLUMN / WRITETIME / TTL / AGG argument */
     int agg;                /* enum agg_kind */
     const eng_type *type;   /* result type */
-    selector *arg;          /* SEL_FN / SEL_CAST: the argument (NULL for none) */
+    selector *arg;          /* SEL_FN / SEL_CAST / SEL_TOJSON / SEL_AGG: the argument (NULL for
+                               none, and for count(*)) */
     cql_fn fn;              /* SEL_FN */
-    int cast_to;            /* SEL_CAST: target kind */
+    int cast_to;            /* SEL_CAST: target kind; SEL_FIELD: the field's index */
+    int has_agg;            /* an aggregate is this selector or inside it */
+    int slot;               /* aggregate queries: its agg_state in the run */
 };
 
 typedef struct select_plan {
     const eng_table *t;
     selector *sels;
     int n_sels;
+    int n_slots;            /* selectors, nested ones included (agg_state per selector) */
     int aggregate;          /* every selector aggregates: one row */
     cql_restrictions r;     /* the WHERE clause (restrict.c) */
     int reversed;
@@ -54,6 +58,9 @@ typedef struct select_plan {
     int json;               /* SELECT JSON: one [json] column built from the selectors */
     int group_n;            /* GROUP BY: rows with equal values of the first group_n key columns
                                form one group (0: no GROUP BY) */
+    int statics_queried_all; /* no non-key column is queried: everything is (ColumnFilter) */
+    int *statics_queried;   /* else the queried static columns */
+    int n_statics_queried;
     const char **names;     /* selector names (for JSON) */
     const eng_type **types;
 } select_plan;
@@ -91,6 +98,9 @@ static int agg_of(const char *name)
         return AGG_AVG;
     return 0;
 }
+
+static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name);
 
 static int analyze_function_selector(cql_analysis *a, const eng_table *t, const cql_term *fn,
                                      selector *s, const char **name)
@@ -143,39 +153,51 @@ static int analyze_function_selector(cql_analysis *a, const eng_table *t, const 
         (fn->items[0]->kind == CQL_T_STAR || fn->items[0]->kind == CQL_T_INTEGER)) {
         s->kind = SEL_COUNT_ROWS;
         s->type = &bigint_type;
+        s->has_agg = 1;
         *name = "count";
         return 0;
     }
     if (agg) {
-        if ((rc = column_arg(a, t, fn, &s->col)))
+        /* The argument is any selector that does not aggregate itself (AbstractFunctionSelector:
+           max(unixTimestampOf(b)) is fine, max(sum(c)) is not). */
+        if (fn->n_items != 1 || fn->items[0]->kind == CQL_T_STAR)
+            return eng_errorf(a->err, ENG_E_INVALID, "Invalid arguments for function %s", f);
+        const char *arg_name;
+        s->arg = cql_plan_zalloc(a, sizeof *s->arg);
+        if (!s->arg)
+            return ENG_E_NOMEM;
+        if ((rc = analyze_expr(a, t, fn->items[0], s->arg, &arg_name)))
             return rc;
-        int k = t->cols[s->col].type->kind;
+        if (s->arg->has_agg)
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "aggregate functions cannot be used as arguments of aggregate "
+                              "functions");
+        s->col = s->arg->kind == SEL_COLUMN ? s->arg->col : -1;
+        int k = s->arg->type->kind;
         int numeric = k == ENG_TINYINT || k == ENG_SMALLINT || k == ENG_INT || k == ENG_BIGINT ||
                       k == ENG_VARINT || k == ENG_DECIMAL || k == ENG_FLOAT || k == ENG_DOUBLE ||
                       k == ENG_COUNTER;
         if ((agg == AGG_SUM || agg == AGG_AVG) && !numeric) {
             eng_buf tb = ENG_BUF_INIT;
-            eng_type_to_cql(t->cols[s->col].type, &tb);
+            eng_type_to_cql(s->arg->type, &tb);
             rc = eng_errorf(a->err, ENG_E_INVALID,
                             "Invalid call to function %s, none of its type signatures match "
                             "(argument %s of type %s)",
-                            f, t->cols[s->col].name, eng_buf_cstr(&tb) ? (char *)tb.p : "?");
+                            f, arg_name, eng_buf_cstr(&tb) ? (char *)tb.p : "?");
             eng_buf_free(&tb);
             return rc;
         }
         s->kind = SEL_AGG;
         s->agg = agg;
-        s->type = agg == AGG_COUNT ? &bigint_type : t->cols[s->col].type;
+        s->has_agg = 1;
+        s->type = agg == AGG_COUNT ? &bigint_type : s->arg->type;
         char buf[300];
         snprintf(buf, sizeof buf, "system.%s(%%s)", f);
-        *name = name_of(a, buf, t->cols[s->col].name);
+        *name = name_of(a, buf, arg_name);
         return 0;
     }
     return eng_errorf(a->err, ENG_E_INVALID, "Unknown function '%s'", f);
 }
-
-static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
-                        const char **name);
 
 /* A scalar function applied to a selector: system.name(arg). */
 static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *fn, selector *sel,
@@ -213,6 +235,7 @@ static int analyze_scalar(cql_analysis *a, const eng_table *t, const cql_term *f
         sel->kind = SEL_FN;
         sel->type = cql_scalar_type(sel->fn.ret_kind);
     }
+    sel->has_agg = sel->arg && sel->arg->has_agg;
     char buf[600];
     snprintf(buf, sizeof buf, "system.%s(%s)", sel->fn.name, arg_name);
     for (char *c = buf; *c && c < buf + 7 + strlen(sel->fn.name); c++)
@@ -246,12 +269,54 @@ static int analyze_cast(cql_analysis *a, const eng_table *t, const cql_term *ter
     }
     sel->kind = SEL_CAST;
     sel->arg = arg;
+    sel->has_agg = arg->has_agg;
     sel->cast_to = to;
     sel->type = cql_scalar_type(to == ENG_ASCII ? ENG_TEXT : to);
     if (to == ENG_ASCII)
         sel->type = cql_scalar_type(ENG_ASCII);
     char buf[600];
     snprintf(buf, sizeof buf, "cast(%s as %s)", arg_name, eng_kind_name(to));
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+/* u.f: a field of a user type value (Selectable.WithFieldSelection). */
+static int analyze_field(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                         const char **name)
+{
+    const char *arg_name;
+    selector *arg = cql_plan_zalloc(a, sizeof *arg);
+    if (!arg)
+        return ENG_E_NOMEM;
+    int rc = analyze_expr(a, t, term->items[0], arg, &arg_name);
+    if (rc)
+        return rc;
+    const eng_type *ut = arg->type;
+    int field = -1;
+    for (int i = 0; ut->kind == ENG_UDT && i < ut->n_sub && field < 0; i++)
+        if (!strcmp(ut->fields[i], term->text))
+            field = i;
+    if (field < 0) {
+        eng_buf tb = ENG_BUF_INIT;
+        eng_type_to_cql(ut, &tb);
+        const char *tn = eng_buf_cstr(&tb) ? (char *)tb.p : "?";
+        if (ut->kind != ENG_UDT)
+            rc = eng_errorf(a->err, ENG_E_INVALID,
+                            "Invalid field selection: %s of type %s is not a user type", arg_name,
+                            tn);
+        else
+            rc = eng_errorf(a->err, ENG_E_INVALID, "%s of type %s has no field %s", arg_name, tn,
+                            term->text);
+        eng_buf_free(&tb);
+        return rc;
+    }
+    sel->kind = SEL_FIELD;
+    sel->arg = arg;
+    sel->cast_to = field;
+    sel->type = ut->sub[field];
+    sel->has_agg = arg->has_agg;
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s.%s", arg_name, ut->fields[field]);
     *name = cql_plan_strdup(a->plan, buf);
     return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
 }
@@ -276,9 +341,19 @@ static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *ter
     }
     case CQL_T_CAST:
         return analyze_cast(a, t, term, sel, name);
+    case CQL_T_FIELD:
+        return analyze_field(a, t, term, sel, name);
     default:
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
     }
+}
+
+/* Numbers a selector and those inside it: an aggregate query keeps an agg_state for each. */
+static void assign_slots(selector *sel, int *n)
+{
+    sel->slot = (*n)++;
+    if (sel->arg)
+        assign_slots(sel->arg, n);
 }
 
 static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select *s)
@@ -308,7 +383,8 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
             return rc;
         if (!s->star && s->sels[i].alias)
             name = s->sels[i].alias;
-        aggregates += sel->kind == SEL_COUNT_ROWS || sel->kind == SEL_AGG;
+        aggregates += sel->has_agg;
+        assign_slots(sel, &sp->n_slots);
         cols[i] = (cql_column_spec){t->ks, t->name, name, sel->type};
         sp->names[i] = name;
         sp->types[i] = sel->type;
@@ -327,6 +403,20 @@ static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select 
     a->plan->cols = cols;
     a->plan->n_cols = (uint32_t)n;
     return 0;
+}
+
+/*
+ * Whether a key column is restricted to one value: = v, an IN of one value (Cassandra makes it
+ * an EQ), or a tuple = / IN of one tuple covering it (isColumnRestrictedByEq). IN (a, b) and
+ * IN ? are not.
+ */
+static int restricted_to_one(const cql_restrictions *r, int col)
+{
+    const cql_key_restriction *k = &r->keys[col];
+    if (k->given == CQL_RESTRICT_EQ && k->n == 1 && !k->in_marker)
+        return 1;
+    return r->n_multi_eq == 1 && !r->multi_in_marker && col >= r->multi_first &&
+           col < r->multi_first + r->multi_n;
 }
 
 static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
@@ -349,7 +439,7 @@ static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
                               "Order by is currently only supported on the clustered columns of "
                               "the PRIMARY KEY, got %s",
                               t->cols[col].name);
-        while (next < col && sp->r.keys[next].given == CQL_RESTRICT_EQ)
+        while (next < col && restricted_to_one(&sp->r, next))
             next++;
         if (col != next)
             return eng_errorf(a->err, ENG_E_INVALID,
@@ -397,6 +487,10 @@ static int analyze_group_by(cql_analysis *a, select_plan *sp, const cql_select *
     if (next < t->n_pk && !sp->r.has_pk)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "Group by is not supported on only a part of the partition key");
+    if (next > t->n_pk && s->distinct)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Grouping on clustering columns is not allowed for SELECT DISTINCT "
+                          "queries");
     sp->group_n = next;
     sp->aggregate = 1; /* rows of a group fold into one */
     return 0;
@@ -451,6 +545,48 @@ static int analyze_distinct(cql_analysis *a, select_plan *sp, const cql_select *
     return 0;
 }
 
+/* Marks the non-key columns a selector reads (Selector.addFetchedColumns). */
+static void mark_queried(const eng_table *t, const selector *s, uint8_t *queried)
+{
+    if ((s->kind == SEL_COLUMN || s->kind == SEL_WRITETIME || s->kind == SEL_TTL) &&
+        t->cols[s->col].kind != ENG_COL_PARTITION && t->cols[s->col].kind != ENG_COL_CLUSTERING)
+        queried[s->col] = 1;
+    if (s->arg)
+        mark_queried(t, s->arg, queried);
+}
+
+/*
+ * The static columns a static-only partition must have data in to yield a row. Cassandra reads
+ * a partition with a ColumnFilter of the queried non-key columns (selected, or restricted), then
+ * keeps only their data (Row.withOnlyQueriedData): a static row left empty yields nothing
+ * (SelectStatement.processPartition). With no non-key column queried, all are (ColumnFilter
+ * Builder.build: a WildCardColumnFilter).
+ */
+static int analyze_queried_statics(cql_analysis *a, select_plan *sp, const cql_select *s)
+{
+    const eng_table *t = sp->t;
+    uint8_t *queried = cql_plan_zalloc(a, t->n_cols);
+    sp->statics_queried = cql_plan_zalloc(a, (size_t)t->n_cols * sizeof *sp->statics_queried);
+    if (!queried || !sp->statics_queried)
+        return ENG_E_NOMEM;
+    if (s->star) {
+        sp->statics_queried_all = 1;
+        return 0;
+    }
+    for (int i = 0; i < sp->n_sels; i++)
+        mark_queried(t, &sp->sels[i], queried);
+    for (int i = 0; i < sp->r.n_filters; i++)
+        queried[sp->r.filters[i].col] = 1;
+    int any = 0;
+    for (uint16_t i = 0; i < t->n_cols; i++) {
+        any |= queried[i];
+        if (queried[i] && t->cols[i].kind == ENG_COL_STATIC)
+            sp->statics_queried[sp->n_statics_queried++] = i;
+    }
+    sp->statics_queried_all = !any;
+    return 0;
+}
+
 int cql_analyze_select(cql_analysis *a)
 {
     const cql_select *s = &a->stmt->u.select;
@@ -468,11 +604,11 @@ int cql_analyze_select(cql_analysis *a)
     if ((rc = analyze_selection(a, sp, s)) ||
         (rc = cql_restrict_where(a, &sp->r, s->where, s->n_where, s->allow_filtering)) ||
         (rc = analyze_order(a, sp, s)) || (rc = analyze_distinct(a, sp, s)) ||
-        (rc = analyze_group_by(a, sp, s)))
+        (rc = analyze_group_by(a, sp, s)) || (rc = analyze_queried_statics(a, sp, s)))
         return rc;
     sp->limit = s->limit;
     sp->ppl = s->per_partition_limit;
-    if (sp->ppl && sp->aggregate)
+    if (sp->ppl && sp->aggregate && !sp->group_n)
         return eng_errorf(a->err, ENG_E_INVALID,
                           "PER PARTITION LIMIT is not allowed with aggregate queries.");
     if (s->limit && (rc = cql_bind_term(a, s->limit, &int_type, t->ks, t->name, "[limit]")))
@@ -511,6 +647,9 @@ typedef struct select_run {
     eng_buf group_key;      /* GROUP BY: the current group's key values */
     int group_rows;         /* rows folded into the current group */
     uint32_t limit;         /* GROUP BY: LIMIT counts groups */
+    uint32_t ppl;           /* GROUP BY: PER PARTITION LIMIT counts groups too (GroupByLimits) */
+    uint32_t part_groups;   /* groups begun in the current partition */
+    eng_buf group_pk;       /* the current partition's key values */
 } select_run;
 
 static int is_integer_kind(int k)
@@ -676,60 +815,138 @@ static __int128 div_half_even(__int128 a, __int128 b)
     return q;
 }
 
-static void aggregate_row(select_run *r, const eng_row_view *v)
+static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
+                          uint8_t *scratch);
+
+/* Folds one row into an aggregate: the argument's value, nulls and empty values skipped. */
+static void fold_value(select_run *r, const selector *s, agg_state *st, eng_val val)
 {
-    const select_plan *sp = r->sp;
-    for (int i = 0; i < sp->n_sels; i++) {
-        const selector *s = &sp->sels[i];
-        agg_state *st = &r->aggs[i];
-        if (s->kind == SEL_COUNT_ROWS) {
-            st->count++;
-            continue;
+    if (val.len <= 0)
+        return;
+    st->count++;
+    int kind = s->arg->type->kind;
+    if (s->agg == AGG_MIN || s->agg == AGG_MAX) {
+        int c = st->has_best ? eng_type_compare(s->type, val.p, (size_t)val.len, st->best.p,
+                                                st->best.len)
+                             : 0;
+        if (!st->has_best || (s->agg == AGG_MIN ? c < 0 : c > 0)) {
+            eng_buf_reset(&st->best);
+            eng_buf_put(&st->best, val.p, (size_t)val.len);
+            st->has_best = 1;
         }
-        if (s->kind == SEL_COLUMN) {
-            /* A plain column beside aggregates shows the first row's value. */
-            if (!st->has_best) {
-                eng_val val;
-                st->has_best = 1;
-                st->is_null = 1;
-                if (!eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) &&
-                    val.len >= 0) {
-                    eng_buf_put(&st->best, val.p, (size_t)val.len);
-                    st->is_null = 0;
-                }
-            }
-            continue;
-        }
-        if (s->kind != SEL_AGG)
-            continue;
-        eng_val val;
-        if (eng_view_column(v, (uint16_t)s->col, &val, NULL, NULL, r->x->err) || val.len <= 0)
-            continue;
-        st->count++;
-        int kind = sp->t->cols[s->col].type->kind;
-        if (s->agg == AGG_MIN || s->agg == AGG_MAX) {
-            int c = st->has_best ? eng_type_compare(s->type, val.p, (size_t)val.len, st->best.p,
-                                                    st->best.len)
-                                 : 0;
-            if (!st->has_best || (s->agg == AGG_MIN ? c < 0 : c > 0)) {
-                eng_buf_reset(&st->best);
-                eng_buf_put(&st->best, val.p, (size_t)val.len);
-                st->has_best = 1;
-            }
-        } else if (kind == ENG_DECIMAL) {
-            add_decimal(st, &val);
-        } else if (kind == ENG_VARINT) {
-            __int128 n;
-            if (read_big(val.p, (size_t)val.len, &n))
-                st->overflow = 1;
-            else
-                st->sum_i += n;
-        } else if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
-            st->sum_d += float_value(kind, &val);
-        } else if (is_integer_kind(kind)) {
-            st->sum_i += int_value(&val);
-        }
+    } else if (s->agg == AGG_COUNT) {
+        return;
+    } else if (kind == ENG_DECIMAL) {
+        add_decimal(st, &val);
+    } else if (kind == ENG_VARINT) {
+        __int128 n;
+        if (read_big(val.p, (size_t)val.len, &n))
+            st->overflow = 1;
+        else
+            st->sum_i += n;
+    } else if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+        st->sum_d += float_value(kind, &val);
+    } else if (is_integer_kind(kind)) {
+        st->sum_i += int_value(&val);
     }
+    (void)r;
+}
+
+/*
+ * Folds one row into a selector of an aggregate query: aggregates accumulate, a function of an
+ * aggregate folds its argument, and anything without an aggregate keeps the group's first row's
+ * value (a plain column beside aggregates shows the first row's value, as in Cassandra).
+ */
+static int aggregate_sel(select_run *r, const eng_row_view *v, const selector *s)
+{
+    agg_state *st = &r->aggs[s->slot];
+    if (!s->has_agg) {
+        if (st->has_best)
+            return 0;
+        eng_val val;
+        uint8_t scratch[16];
+        st->has_best = 1;
+        st->is_null = 1;
+        int rc = selected_value(r, v, s, &val, scratch);
+        if (rc)
+            return rc;
+        if (val.len >= 0) {
+            eng_buf_put(&st->best, val.p, (size_t)val.len);
+            st->is_null = 0;
+        }
+        return 0;
+    }
+    if (s->kind == SEL_COUNT_ROWS) {
+        st->count++;
+        return 0;
+    }
+    if (s->kind == SEL_AGG) {
+        eng_val val;
+        uint8_t scratch[16];
+        int rc = selected_value(r, v, s->arg, &val, scratch);
+        if (!rc)
+            fold_value(r, s, st, val);
+        return rc;
+    }
+    return s->arg ? aggregate_sel(r, v, s->arg) : 0;
+}
+
+static int aggregate_row(select_run *r, const eng_row_view *v)
+{
+    for (int i = 0; i < r->sp->n_sels; i++) {
+        int rc = aggregate_sel(r, v, &r->sp->sels[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* A scalar selector (function, CAST, toJson) applied to its argument's value; the result lives
+   in the arena. */
+static int apply_scalar(select_run *r, const selector *s, eng_val arg, eng_arena *arena,
+                        eng_val *out)
+{
+    if (s->kind == SEL_FIELD) {
+        /* the field's [int32 length][bytes] in the value; a missing trailing field is null */
+        *out = (eng_val){NULL, ENG_NULL};
+        size_t off = 0;
+        for (int i = 0; arg.len > 0 && off + 4 <= (size_t)arg.len; i++) {
+            int32_t n = (int32_t)eng_be32(arg.p + off);
+            off += 4;
+            if (n >= 0 && off + (size_t)n > (size_t)arg.len)
+                break;
+            if (i == s->cast_to) {
+                if (n >= 0)
+                    *out = (eng_val){arg.p + off, n};
+                break;
+            }
+            off += n > 0 ? (size_t)n : 0;
+        }
+        return 0;
+    }
+    eng_buf b = ENG_BUF_INIT;
+    int state = CQL_VALUE;
+    int rc = 0;
+    if (s->kind == SEL_FN) {
+        rc = cql_fn_apply(r->x, &s->fn, s->arg ? &arg : NULL, &b, &state);
+    } else if (s->kind == SEL_TOJSON) {
+        rc = cql_json_to_json(s->arg->type, arg, &b, r->x->err);
+    } else if (arg.len <= 0) {
+        state = CQL_VALUE_NULL; /* casts of null and empty values are null */
+    } else {
+        rc = cql_cast_value(s->arg->type, arg, s->cast_to, &b, r->x->err);
+    }
+    if (!rc && b.oom)
+        rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    *out = (eng_val){NULL, ENG_NULL};
+    if (!rc && state == CQL_VALUE) {
+        out->p = eng_arena_memdup(arena, b.p ? b.p : (const uint8_t *)"", b.len);
+        out->len = (int32_t)b.len;
+        if (!out->p)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(&b);
+    return rc;
 }
 
 static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
@@ -768,33 +985,13 @@ static int selected_value(select_run *r, const eng_row_view *v, const selector *
     }
     case SEL_FN:
     case SEL_CAST:
-    case SEL_TOJSON: {
+    case SEL_TOJSON:
+    case SEL_FIELD: {
         eng_val arg = {NULL, ENG_NULL};
-        uint8_t inner[8];
+        uint8_t inner[16];
         if (s->arg && (rc = selected_value(r, v, s->arg, &arg, inner)))
             return rc;
-        eng_buf b = ENG_BUF_INIT;
-        int state = CQL_VALUE;
-        if (s->kind == SEL_FN) {
-            rc = cql_fn_apply(r->x, &s->fn, s->arg ? &arg : NULL, &b, &state);
-        } else if (s->kind == SEL_TOJSON) {
-            rc = cql_json_to_json(s->arg->type, arg, &b, r->x->err);
-        } else if (arg.len <= 0) {
-            state = CQL_VALUE_NULL; /* casts of null and empty values are null */
-        } else {
-            rc = cql_cast_value(s->arg->type, arg, s->cast_to, &b, r->x->err);
-        }
-        if (!rc && b.oom)
-            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-        *out = (eng_val){NULL, ENG_NULL};
-        if (!rc && state == CQL_VALUE) {
-            out->p = eng_arena_memdup(v->arena, b.p ? b.p : (const uint8_t *)"", b.len);
-            out->len = (int32_t)b.len;
-            if (!out->p)
-                rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-        }
-        eng_buf_free(&b);
-        return rc;
+        return apply_scalar(r, s, arg, v->arena, out);
     }
     default:
         *out = (eng_val){NULL, ENG_NULL};
@@ -853,7 +1050,7 @@ static int agg_result(select_run *r);
 
 static void reset_aggs(select_run *r)
 {
-    for (int i = 0; i < r->sp->n_sels; i++) {
+    for (int i = 0; i < r->sp->n_slots; i++) {
         eng_buf best = r->aggs[i].best;
         eng_buf_reset(&best);
         memset(&r->aggs[i], 0, sizeof r->aggs[i]);
@@ -904,13 +1101,53 @@ static int group_row(select_run *r, const eng_row_view *v)
         eng_buf_put(&r->group_key, key.p, key.len);
     }
     eng_buf_free(&key);
-    return rc;
+    if (rc || same || !r->ppl)
+        return rc;
+    /* A new group: past PER PARTITION LIMIT groups, the rest of the partition is skipped. */
+    eng_buf pk = ENG_BUF_INIT;
+    for (int i = 0; i < r->sp->t->n_pk; i++)
+        eng_buf_put_bytes(&pk, v->pk[i].p, v->pk[i].len);
+    if (pk.oom) {
+        eng_buf_free(&pk);
+        return -ENG_E_NOMEM;
+    }
+    if (pk.len != r->group_pk.len || memcmp(pk.p, r->group_pk.p, pk.len) != 0) {
+        eng_buf_reset(&r->group_pk);
+        eng_buf_put(&r->group_pk, pk.p, pk.len);
+        r->part_groups = 0;
+    }
+    eng_buf_free(&pk);
+    if (r->part_groups >= r->ppl)
+        return 2;
+    r->part_groups++;
+    return 0;
+}
+
+/* 1 if a static-only row has data in a queried static column (analyze_queried_statics). */
+static int static_row_queried(select_run *r, const eng_row_view *v)
+{
+    const select_plan *sp = r->sp;
+    if (sp->statics_queried_all)
+        return 1;
+    for (int i = 0; i < sp->n_statics_queried; i++) {
+        eng_val val;
+        if (eng_view_column(v, (uint16_t)sp->statics_queried[i], &val, NULL, NULL, r->x->err))
+            return -1;
+        if (val.len >= 0)
+            return 1;
+    }
+    return 0;
 }
 
 static int select_row(void *ctx, const eng_row_view *v)
 {
     select_run *r = ctx;
     const select_plan *sp = r->sp;
+    if (!v->row && !sp->distinct) { /* DISTINCT: a row per partition with any live data */
+        int q = static_row_queried(r, v);
+        if (q <= 0)
+            return q < 0 ? -r->x->err->code : 0;
+    }
     if (r->mixed_lo || r->mixed_hi) {
         int in = in_mixed_bounds(r, v);
         if (in <= 0)
@@ -925,14 +1162,15 @@ static int select_row(void *ctx, const eng_row_view *v)
     if (sp->group_n) {
         int rc = group_row(r, v);
         if (rc)
-            return rc;
-        aggregate_row(r, v);
+            return rc == 2 ? 0 : rc;
+        if ((rc = aggregate_row(r, v)))
+            return -rc;
         r->group_rows++;
         return 0;
     }
     if (sp->aggregate) {
-        aggregate_row(r, v);
-        return 0;
+        int rc = aggregate_row(r, v);
+        return rc ? -rc : 0;
     }
     eng_val vals[256];
     uint8_t scratch[256][8];
@@ -948,77 +1186,98 @@ static int select_row(void *ctx, const eng_row_view *v)
     return cql_result_add_row(r->x->result, vals) ? -ENG_E_NOMEM : 0;
 }
 
+/* The value of a selector of an aggregate query once its group's rows are folded. */
+static int agg_output(select_run *r, const selector *s, eng_val *out, uint8_t *scratch)
+{
+    agg_state *st = &r->aggs[s->slot];
+    *out = (eng_val){NULL, ENG_NULL};
+    if (!s->has_agg) {
+        if (st->has_best && !st->is_null)
+            *out = (eng_val){st->best.p ? st->best.p : scratch, (int32_t)st->best.len};
+        return 0;
+    }
+    if (s->kind == SEL_FN || s->kind == SEL_CAST || s->kind == SEL_TOJSON ||
+        s->kind == SEL_FIELD) {
+        /* a function of an aggregate: applied to the aggregate's value (todate(min(b))) */
+        eng_val arg;
+        uint8_t *inner = eng_arena_alloc(&r->x->arena, 16);
+        if (!inner)
+            return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        int rc = agg_output(r, s->arg, &arg, inner);
+        return rc ? rc : apply_scalar(r, s, arg, &r->x->arena, out);
+    }
+    if (s->kind == SEL_COUNT_ROWS || (s->kind == SEL_AGG && s->agg == AGG_COUNT)) {
+        eng_put_be64(scratch, (uint64_t)st->count);
+        *out = (eng_val){scratch, 8};
+    } else if (s->kind == SEL_AGG && (s->agg == AGG_MIN || s->agg == AGG_MAX)) {
+        if (st->has_best)
+            *out = (eng_val){st->best.p, (int32_t)st->best.len};
+    } else if (s->kind == SEL_AGG) {
+        /* sum and avg keep the argument's type; avg of no rows is 0 (AggregateFcts). */
+        int kind = s->type->kind;
+        if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
+            double d = st->sum_d;
+            if (s->agg == AGG_AVG)
+                d = st->count ? d / (double)st->count : 0;
+            if (kind == ENG_FLOAT) {
+                float f = (float)d;
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                eng_put_be32(scratch, u);
+                *out = (eng_val){scratch, 4};
+            } else {
+                uint64_t u;
+                memcpy(&u, &d, 8);
+                eng_put_be64(scratch, u);
+                *out = (eng_val){scratch, 8};
+            }
+        } else if (is_integer_kind(kind) && kind != ENG_VARINT) {
+            __int128 n = st->sum_i;
+            if (s->agg == AGG_AVG)
+                n = st->count ? n / st->count : 0;
+            int width = kind == ENG_TINYINT ? 1 : kind == ENG_SMALLINT ? 2
+                                              : kind == ENG_INT       ? 4
+                                                                      : 8;
+            uint64_t u = (uint64_t)(int64_t)n;
+            for (int b = 0; b < width; b++)
+                scratch[b] = (uint8_t)(u >> (8 * (width - 1 - b)));
+            *out = (eng_val){scratch, width};
+        } else if (kind == ENG_VARINT || kind == ENG_DECIMAL) {
+            if (st->overflow)
+                return eng_errorf(r->x->err, ENG_E_INVALID,
+                                  "sum and avg of %s values beyond 38 digits are not "
+                                  "supported",
+                                  eng_kind_name(kind));
+            __int128 n = st->sum_i;
+            if (s->agg == AGG_AVG)
+                n = !st->count ? 0 : kind == ENG_VARINT ? n / st->count
+                                                        : div_half_even(n, st->count);
+            uint8_t *buf = eng_arena_alloc(&r->x->arena, 21);
+            if (!buf)
+                return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+            size_t off = 0;
+            if (kind == ENG_DECIMAL) {
+                eng_put_be32(buf, (uint32_t)st->sum_scale);
+                off = 4;
+            }
+            *out = (eng_val){buf, (int32_t)(off + put_big(buf + off, n))};
+        } else {
+            return eng_errorf(r->x->err, ENG_E_INVALID, "sum and avg of %s are not defined",
+                              eng_kind_name(kind));
+        }
+    }
+    return 0;
+}
+
 static int agg_result(select_run *r)
 {
     const select_plan *sp = r->sp;
     eng_val vals[256];
     uint8_t scratch[256][16];
     for (int i = 0; i < sp->n_sels && i < 256; i++) {
-        const selector *s = &sp->sels[i];
-        agg_state *st = &r->aggs[i];
-        vals[i] = (eng_val){NULL, ENG_NULL};
-        if (s->kind == SEL_COUNT_ROWS || (s->kind == SEL_AGG && s->agg == AGG_COUNT)) {
-            eng_put_be64(scratch[i], (uint64_t)st->count);
-            vals[i] = (eng_val){scratch[i], 8};
-        } else if (s->kind == SEL_AGG && (s->agg == AGG_MIN || s->agg == AGG_MAX)) {
-            if (st->has_best)
-                vals[i] = (eng_val){st->best.p, (int32_t)st->best.len};
-        } else if (s->kind == SEL_AGG) {
-            /* sum and avg keep the argument's type; avg of no rows is 0 (AggregateFcts). */
-            int kind = s->type->kind;
-            if (kind == ENG_FLOAT || kind == ENG_DOUBLE) {
-                double d = st->sum_d;
-                if (s->agg == AGG_AVG)
-                    d = st->count ? d / (double)st->count : 0;
-                if (kind == ENG_FLOAT) {
-                    float f = (float)d;
-                    uint32_t u;
-                    memcpy(&u, &f, 4);
-                    eng_put_be32(scratch[i], u);
-                    vals[i] = (eng_val){scratch[i], 4};
-                } else {
-                    uint64_t u;
-                    memcpy(&u, &d, 8);
-                    eng_put_be64(scratch[i], u);
-                    vals[i] = (eng_val){scratch[i], 8};
-                }
-            } else if (is_integer_kind(kind) && kind != ENG_VARINT) {
-                __int128 n = st->sum_i;
-                if (s->agg == AGG_AVG)
-                    n = st->count ? n / st->count : 0;
-                int width = kind == ENG_TINYINT ? 1 : kind == ENG_SMALLINT ? 2
-                                                  : kind == ENG_INT       ? 4
-                                                                          : 8;
-                uint64_t u = (uint64_t)(int64_t)n;
-                for (int b = 0; b < width; b++)
-                    scratch[i][b] = (uint8_t)(u >> (8 * (width - 1 - b)));
-                vals[i] = (eng_val){scratch[i], width};
-            } else if (kind == ENG_VARINT || kind == ENG_DECIMAL) {
-                if (st->overflow)
-                    return eng_errorf(r->x->err, ENG_E_INVALID,
-                                      "sum and avg of %s values beyond 38 digits are not "
-                                      "supported",
-                                      eng_kind_name(kind));
-                __int128 n = st->sum_i;
-                if (s->agg == AGG_AVG)
-                    n = !st->count ? 0 : kind == ENG_VARINT ? n / st->count
-                                                            : div_half_even(n, st->count);
-                uint8_t *buf = eng_arena_alloc(&r->x->arena, 21);
-                if (!buf)
-                    return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-                size_t off = 0;
-                if (kind == ENG_DECIMAL) {
-                    eng_put_be32(buf, (uint32_t)st->sum_scale);
-                    off = 4;
-                }
-                vals[i] = (eng_val){buf, (int32_t)(off + put_big(buf + off, n))};
-            } else {
-                return eng_errorf(r->x->err, ENG_E_INVALID, "sum and avg of %s are not defined",
-                                  eng_kind_name(kind));
-            }
-        } else if (s->kind == SEL_COLUMN && st->has_best && !st->is_null) {
-            vals[i] = (eng_val){st->best.p ? st->best.p : scratch[i], (int32_t)st->best.len};
-        }
+        int rc = agg_output(r, &sp->sels[i], &vals[i], scratch[i]);
+        if (rc)
+            return rc;
     }
     if (sp->json)
         return json_row(r, vals);
@@ -1144,14 +1403,17 @@ int cql_exec_select(cql_exec *x)
     q.now_s = x->opts->now_s;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
-    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0};
+    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0,
+                      0, 0, ENG_BUF_INIT};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
     if (!rc)
         rc = eval_int_option(x, sp->ppl, "[per_partition_limit]", &ppl);
     if (rc)
         return rc;
-    q.per_partition_limit = ppl;
+    /* With GROUP BY, PER PARTITION LIMIT counts groups, not rows. */
+    q.per_partition_limit = sp->group_n ? 0 : ppl;
+    run.ppl = sp->group_n ? ppl : 0;
     int empty = 0;
     const cql_restrictions *r = &sp->r;
     if (r->has_pk)
@@ -1177,10 +1439,10 @@ int cql_exec_select(cql_exec *x)
         regular_filter |= t->cols[r->filters[i].col].kind == ENG_COL_REGULAR;
     q.static_rows = (uint8_t)(t->has_static && !q.n_slices && !regular_filter && !sp->distinct);
     run.filter_vals = eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof(eng_val));
-    run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    run.aggs = eng_arena_alloc(&x->arena, (size_t)(sp->n_slots + 1) * sizeof(agg_state));
     if (!run.filter_vals || !run.aggs)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-    memset(run.aggs, 0, (size_t)(sp->n_sels + 1) * sizeof(agg_state));
+    memset(run.aggs, 0, (size_t)(sp->n_slots + 1) * sizeof(agg_state));
     run.filter_lists =
         eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof *run.filter_lists);
     if (!run.filter_lists)
@@ -1235,6 +1497,7 @@ int cql_exec_select(cql_exec *x)
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
     eng_buf_free(&run.group_key);
+    eng_buf_free(&run.group_pk);
     if (!rc && r->n_filters && remaining && res->n_rows > remaining)
         res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {
@@ -1252,7 +1515,7 @@ int cql_exec_select(cql_exec *x)
                 rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
         }
     }
-    for (int i = 0; i < sp->n_sels; i++)
+    for (int i = 0; i < sp->n_slots; i++)
         eng_buf_free(&run.aggs[i].best);
     eng_read_info_free(&info);
     return rc;
