@@ -245,39 +245,51 @@ static int in_list(const char *const *names, int n, const char *name)
     return 0;
 }
 
-/* DESC flags of the clustering columns from CLUSTERING ORDER BY (CreateTableStatement). */
+/*
+ * DESC flags of the clustering columns from CLUSTERING ORDER BY, as Cassandra 4.1's
+ * CreateTableStatement checks it: every column named must be a clustering column (all those
+ * that are not, listed as Java prints a list), and the columns named must be the first ones of
+ * the clustering key in its order -- a prefix may be given, the rest keep ASC.
+ */
 static int clustering_order(cql_exec *x, const cql_create_table *c, const char **ck, int n_ck,
                             int *desc)
 {
+    eng_buf bad = ENG_BUF_INIT;
+    for (int i = 0; i < c->n_clustering_order; i++) {
+        const char *col = c->clustering_order[i].col;
+        if (in_list(ck, n_ck, col))
+            continue;
+        eng_buf_put_str(&bad, bad.len ? ", " : "[");
+        eng_buf_put_str(&bad, col);
+    }
+    if (bad.len) {
+        eng_buf_put_str(&bad, "]");
+        int rc = bad.oom ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory")
+                         : eng_errorf(x->err, ENG_E_INVALID,
+                                      "Only clustering key columns can be defined in CLUSTERING "
+                                      "ORDER directive: %.*s are not clustering columns",
+                                      (int)bad.len, (const char *)bad.p);
+        eng_buf_free(&bad);
+        return rc;
+    }
     for (int i = 0; i < c->n_clustering_order; i++) {
         const cql_order *o = &c->clustering_order[i];
-        int pos = -1;
-        for (int j = 0; j < n_ck; j++)
-            if (!strcmp(ck[j], o->col))
-                pos = j;
-        if (pos < 0)
-            return eng_errorf(x->err, ENG_E_INVALID,
-                              "Only clustering columns can be defined in CLUSTERING ORDER "
-                              "directive");
-        if (pos != i) {
-            /* the column that should come first in the directive */
-            const char *first = ck[i < pos ? i : pos];
+        if (i >= n_ck) /* a column named twice: the map Cassandra builds keeps one entry */
+            break;
+        if (strcmp(ck[i], o->col)) {
             int listed = 0;
             for (int j = 0; j < c->n_clustering_order; j++)
-                listed |= !strcmp(c->clustering_order[j].col, first);
+                listed |= !strcmp(c->clustering_order[j].col, ck[i]);
             if (!listed)
                 return eng_errorf(x->err, ENG_E_INVALID, "Missing CLUSTERING ORDER for column %s",
-                                  first);
+                                  ck[i]);
             return eng_errorf(x->err, ENG_E_INVALID,
                               "The order of columns in the CLUSTERING ORDER directive must match "
                               "that of the clustering columns (%s must appear before %s)",
-                              first, o->col);
+                              ck[i], o->col);
         }
         desc[i] = o->desc;
     }
-    if (c->n_clustering_order && c->n_clustering_order < n_ck)
-        return eng_errorf(x->err, ENG_E_INVALID, "Missing CLUSTERING ORDER for column %s",
-                          ck[c->n_clustering_order]);
     return 0;
 }
 
