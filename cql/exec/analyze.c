@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cql/exec/arith.h"
 #include "cql/exec/exec_int.h"
 #include "cql/exec/literal.h"
 #include "cql/exec/systables.h"
@@ -284,8 +285,27 @@ int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, c
                           "toJson() may only be used within the selection clause of SELECT "
                           "statements");
     if (term->kind == CQL_T_FUNCTION) {
+        if (cql_arith_op(term)) {
+            /* operands of an operator take the types of the overload it resolves to */
+            int k[2] = {0, 0}, ret, rc;
+            if ((rc = cql_arith_term_kinds(term, type, &k[0], &k[1], &ret, a->err)))
+                return rc;
+            for (int i = 0; i < term->n_items && i < 2; i++) {
+                char name[300];
+                snprintf(name, sizeof name, "arg%d(system.%s)", i, term->name);
+                if ((rc = cql_bind_term(a, cql_arith_operand(term, i), cql_scalar_type(k[i]), ks, table, name)))
+                    return rc;
+            }
+            return 0;
+        }
         /* Markers in a function's argument take its parameter type (FunctionCall.Raw). */
         const eng_type *arg, *ret;
+        const char *fname = strncasecmp(term->name, "system.", 7) ? term->name : term->name + 7;
+        /* FunctionCall.Raw.prepare: an aggregate is never a term (WHERE, VALUES, SET) */
+        if (!strcasecmp(fname, "count") || !strcasecmp(fname, "min") || !strcasecmp(fname, "max") ||
+            !strcasecmp(fname, "sum") || !strcasecmp(fname, "avg"))
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Aggregation function are not supported in the where clause");
         if (cql_function_signature(term, &arg, &ret))
             return eng_errorf(a->err, ENG_E_INVALID, "Unknown function %s", term->name);
         if (!term->n_items || !arg)

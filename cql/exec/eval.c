@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cql/exec/arith.h"
 #include "cql/exec/exec_int.h"
 #include "cql/exec/json.h"
 #include "cql/exec/literal.h"
@@ -114,9 +115,35 @@ static int value_compatible(int want, int have)
     }
 }
 
+/* An operator call (system._add, ...): operand types picked for the receiver (arith.c). */
+static int call_operator(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
+                         int *state)
+{
+    int op = cql_arith_op(fn), lk, rk = 0, ret;
+    int rc = cql_arith_term_kinds(fn, want, &lk, &rk, &ret, x->err);
+    eng_buf a = ENG_BUF_INIT, b = ENG_BUF_INIT;
+    int sa = CQL_VALUE, sb = CQL_VALUE;
+    if (!rc)
+        rc = cql_eval_term(x, cql_arith_operand(fn, 0), cql_scalar_type(lk), fn->name, &a, &sa);
+    if (!rc && op != CQL_OP_NEG)
+        rc = cql_eval_term(x, cql_arith_operand(fn, 1), cql_scalar_type(rk), fn->name, &b, &sb);
+    if (!rc) {
+        eng_val l = {a.p ? a.p : (const uint8_t *)"", sa == CQL_VALUE ? (int32_t)a.len : ENG_NULL};
+        eng_val r = {b.p ? b.p : (const uint8_t *)"", sb == CQL_VALUE ? (int32_t)b.len : ENG_NULL};
+        rc = cql_arith_apply(op, lk, l, rk, r, ret, out, state, x->err);
+    }
+    eng_buf_free(&a);
+    eng_buf_free(&b);
+    if (!rc && out->oom)
+        rc = eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    return rc;
+}
+
 static int call_function(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
                          int *state)
 {
+    if (cql_arith_op(fn))
+        return call_operator(x, fn, want, out, state);
     if (!fn->ks || !strcmp(fn->ks, "system")) {
         if (!strcasecmp(fn->name, "fromjson"))
             return call_from_json(x, fn, want, out, state);

@@ -198,7 +198,20 @@ static int arith_op(cql_analysis *a, mod_plan *m, const cql_assignment *s, int c
             return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
         op.kind = ENG_OP_REMOVE;
     }
-    return add_op(a, m, op, NULL);
+    int rc = add_op(a, m, op, NULL);
+    if (rc == ENG_E_INVALID && ty->kind == ENG_MAP) {
+        /* Operation.Addition / Substraction.prepare on a map: any refusal of the value becomes
+           one message naming the value as written. */
+        eng_buf v = ENG_BUF_INIT;
+        cql_term_text(s->value, &v);
+        eng_err_clear(a->err);
+        rc = eng_errorf(a->err, ENG_E_INVALID, "Value for a map %s has to be a %s, but was: '%s'",
+                        s->kind == CQL_SET_ADD ? "addition" : "substraction",
+                        s->kind == CQL_SET_ADD ? "map" : "set",
+                        eng_buf_cstr(&v) ? (char *)v.p : "?");
+        eng_buf_free(&v);
+    }
+    return rc;
 }
 
 /* Operation.SetElement.toString: "l[0] = 3" as written. */

@@ -510,6 +510,9 @@ static int add_multi(restrict_ctx *x, const cql_relation *rel)
     const eng_table *t = r->t;
     int first = -1;
     char name[600] = "(";
+    /* Relation.toRestriction refuses != before it looks at the columns */
+    if (rel->op == CQL_OP_NE)
+        return relation_error(a, "Unsupported \"!=\" relation: ", rel);
     for (int i = 0; i < rel->n_cols; i++) {
         int col;
         int rc = cql_resolve_column(a, t, rel->cols[i], &col);
@@ -531,14 +534,6 @@ static int add_multi(restrict_ctx *x, const cql_relation *rel)
                  t->cols[col].name);
     }
     strncat(name, ")", sizeof name - strlen(name) - 1);
-    if (rel->op == CQL_OP_NE) {
-        eng_buf b = ENG_BUF_INIT;
-        relation_text(rel, &b);
-        int rc = eng_errorf(a->err, ENG_E_INVALID, "Unsupported \"!=\" relation: %s",
-                            eng_buf_cstr(&b) ? (char *)b.p : "");
-        eng_buf_free(&b);
-        return rc;
-    }
     int n = rel->n_cols;
     const eng_type *tt = tuple_of(a, t, first, n);
     if (!tt)
@@ -688,10 +683,19 @@ static int add_column_filter(restrict_ctx *x, const cql_relation *rel, int col)
         vt = c->type->kind == ENG_MAP ? c->type->sub[1] : c->type->sub[0];
     else if (rel->op == CQL_OP_CONTAINS_KEY)
         vt = c->type->sub[0];
-    if (rel->kind == CQL_REL_ELEMENT)
-        /* (cassette) m[k] = v filters are not implemented yet */
-        return eng_errorf(a->err, ENG_E_INVALID,
-                          "Map-entry equality predicates are not supported here yet");
+    if (rel->kind == CQL_REL_ELEMENT) {
+        /* m[k] = v (SingleColumnRelation with a map key: receivers key(m) and value(m)) */
+        char kname[300], vname[300];
+        snprintf(kname, sizeof kname, "key(%s)", c->name);
+        snprintf(vname, sizeof vname, "value(%s)", c->name);
+        int rc = cql_bind_term(a, rel->key, c->type->sub[0], t->ks, t->name, kname);
+        if (!rc)
+            rc = cql_bind_term(a, rel->values[0], c->type->sub[1], t->ks, t->name, vname);
+        if (!rc)
+            rc = add_filter(a, x->r, (cql_filter){col, CQL_OP_EQ, rel->values[0], rel->key,
+                                                  c->type->sub[1], NULL, 0, 0});
+        return rc;
+    }
     if (rel->op == CQL_OP_LIKE || rel->op == CQL_OP_IS_NOT_NULL || rel->op == CQL_OP_NE)
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction on column %s", c->name);
     int op = rel->op == CQL_OP_IN ? CQL_OP_EQ : rel->op; /* IN (v): an equality */
@@ -718,6 +722,12 @@ static int add_relation(restrict_ctx *x, const cql_relation *rel)
                               "statements",
                               kind_name(r->kind));
         return add_token(x, rel);
+    }
+    if (rel->op == CQL_OP_IS_NOT_NULL) {
+        /* StatementRestrictions: IS NOT NULL is for materialized views only */
+        const char *col = rel->kind == CQL_REL_MULTI ? NULL : rel->cols[0];
+        if (col)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction: %s IS NOT NULL", col);
     }
     if (rel->kind == CQL_REL_MULTI) {
         /* (cassette) UPDATE and DELETE take (c1, c2) = (v1, v2) only, a tuple of values */
@@ -1016,11 +1026,16 @@ int cql_restrict_where(cql_analysis *a, cql_restrictions *r, const cql_relation 
                        int allow_filtering)
 {
     restrict_ctx x = {a, r, allow_filtering, 0, 0};
-    for (int i = 0; i < n && !x.stopped; i++) {
+    /* Every relation is checked (Relation.toRestriction) before the partition key's
+       filtering error, even after a key slice that will stop the reading. */
+    for (int i = 0; i < n; i++) {
         int rc = add_relation(&x, &where[i]);
         if (rc)
             return rc;
     }
+    /* processPartitionKeyRestrictions: a key slice without ALLOW FILTERING, refused first */
+    if (x.stopped)
+        return eng_errorf(a->err, ENG_E_INVALID, "%s", FILTERING_MSG);
     int rc = process_partition_key(&x);
     if (!rc)
         rc = process_clustering(&x);
@@ -1718,6 +1733,9 @@ int cql_restrict_filter_values(cql_exec *x, const cql_restrictions *r, eng_val *
         }
         if ((rc = cql_eval_val(x, f->value, f->type, t->cols[f->col].name, &vals[i])))
             return rc;
+        if (f->key && vals[i].len < 0) /* RowFilter.MapEqualityExpression.validate */
+            return eng_errorf(x->err, ENG_E_INVALID, "Unsupported %s map value for column %s",
+                              vals[i].len == ENG_NULL ? "null" : "unset", t->cols[f->col].name);
         if (vals[i].len == ENG_NULL)
             return eng_errorf(x->err, ENG_E_INVALID, "Invalid null value for %s",
                               t->cols[f->col].name);

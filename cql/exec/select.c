@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <xxhash.h>
 
+#include "cql/exec/arith.h"
 #include "cql/exec/exec_int.h"
 #include "cql/exec/json.h"
 #include "cql/exec/literal.h"
@@ -27,6 +28,11 @@
 enum sel_kind {
     SEL_COLUMN = 1, SEL_WRITETIME, SEL_TTL, SEL_TOKEN, SEL_COUNT_ROWS, SEL_AGG, SEL_FN, SEL_CAST,
     SEL_TOJSON, SEL_FIELD,
+    SEL_ELEMENT,            /* c[key]: an element of a set or map (ElementsSelector) */
+    SEL_SLICE,              /* c[from..to]: a slice of a set or map */
+    SEL_TERM,               /* a literal or bind marker with a type hint (TermSelector) */
+    SEL_OP,                 /* a + b, -a (arith.c): arg and arg2, cast_to the CQL_OP_* */
+    SEL_CONST,              /* a literal operand of SEL_OP, its value computed once */
 };
 enum agg_kind { AGG_COUNT = 1, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
 
@@ -42,6 +48,12 @@ struct selector {
     int cast_to;            /* SEL_CAST: target kind; SEL_FIELD: the field's index */
     int has_agg;            /* an aggregate is this selector or inside it */
     int slot;               /* aggregate queries: its agg_state in the run */
+    const cql_term *terms[2]; /* SEL_ELEMENT: the key; SEL_SLICE: from, to (NULL: open);
+                                 SEL_TERM: the value; evaluated once per run (select_run) */
+    const eng_type *term_type; /* their type */
+    const char *arg_name;   /* the selected collection's name, for messages */
+    selector *arg2;         /* SEL_OP: the right operand */
+    eng_val value;          /* SEL_CONST: the value */
 };
 
 typedef struct select_plan {
@@ -321,10 +333,179 @@ static int analyze_field(cql_analysis *a, const eng_table *t, const cql_term *te
     return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
 }
 
+/* The term's text (Term.Raw.getText) in the plan's arena; a bind marker is "?". */
+static const char *term_name(cql_analysis *a, const cql_term *term)
+{
+    if (!term)
+        return "";
+    if (term->kind == CQL_T_BIND)
+        return "?";
+    eng_buf b = ENG_BUF_INIT;
+    cql_term_text(term, &b);
+    const char *r = eng_buf_cstr(&b) ? cql_plan_strdup(a->plan, (char *)b.p) : NULL;
+    eng_buf_free(&b);
+    return r;
+}
+
+/*
+ * c[key] and c[from..to] (Selectable.WithElementSelection / WithSliceSelection): on sets and
+ * maps, frozen or not; the key, or each bound, is of the element (set) or key (map) type.
+ */
+static int analyze_subscript(cql_analysis *a, const eng_table *t, const cql_term *term,
+                             selector *sel, const char **name)
+{
+    int slice = term->kind == CQL_T_SLICE;
+    const char *arg_name;
+    selector *arg = cql_plan_zalloc(a, sizeof *arg);
+    if (!arg)
+        return ENG_E_NOMEM;
+    int rc = analyze_expr(a, t, term->items[0], arg, &arg_name);
+    if (rc)
+        return rc;
+    const eng_type *ct = arg->type;
+    if (!eng_type_is_collection(ct)) {
+        eng_buf tb = ENG_BUF_INIT;
+        eng_type_to_cql(ct, &tb);
+        const char *tn = eng_buf_cstr(&tb) ? (char *)tb.p : "?";
+        rc = slice ? eng_errorf(a->err, ENG_E_INVALID,
+                                "Invalid slice selection: %s of type %s is not a collection",
+                                arg_name, tn)
+                   : eng_errorf(a->err, ENG_E_INVALID,
+                                "Invalid element selection: %s is of type %s is not a collection",
+                                arg_name, tn);
+        eng_buf_free(&tb);
+        return rc;
+    }
+    if (ct->kind == ENG_LIST)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "%s selection is only allowed on sets and maps, but %s is a list",
+                          slice ? "Slice" : "Element", arg_name);
+    const eng_type *kt = ct->sub[0];
+    char receiver[300];
+    snprintf(receiver, sizeof receiver, ct->kind == ENG_MAP ? "key(%s)" : "value(%s)", arg_name);
+    const char *parts[2] = {"", ""};
+    for (int i = 0; i < (slice ? 2 : 1); i++) {
+        const cql_term *k = term->items[1 + i];
+        sel->terms[i] = k;
+        if (!k)
+            continue;
+        if ((rc = cql_bind_term(a, k, kt, t->ks, t->name, receiver)))
+            return rc;
+        if (!(parts[i] = term_name(a, k)))
+            return ENG_E_NOMEM;
+    }
+    sel->kind = slice ? SEL_SLICE : SEL_ELEMENT;
+    sel->arg = arg;
+    sel->has_agg = arg->has_agg;
+    sel->term_type = kt;
+    sel->arg_name = arg_name;
+    sel->type = slice ? ct : ct->kind == ENG_MAP ? ct->sub[1] : ct->sub[0];
+    eng_buf b = ENG_BUF_INIT;
+    if (slice)
+        eng_buf_printf(&b, "%s[%s..%s]", arg_name, parts[0], parts[1]);
+    else
+        eng_buf_printf(&b, "%s[%s]", arg_name, parts[0]);
+    *name = eng_buf_cstr(&b) ? cql_plan_strdup(a->plan, (char *)b.p) : NULL;
+    eng_buf_free(&b);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+}
+
+/* A literal, bind marker or collection of them: a term whose value a selector may be. */
+static int is_value_term(const cql_term *t, int depth)
+{
+    if (!t || depth > 64)
+        return 0;
+    switch (t->kind) {
+    case CQL_T_NULL: case CQL_T_INTEGER: case CQL_T_FLOAT: case CQL_T_STRING:
+    case CQL_T_BOOLEAN: case CQL_T_UUID: case CQL_T_HEX: case CQL_T_DURATION: case CQL_T_BIND:
+        return 1;
+    case CQL_T_LIST: case CQL_T_SET: case CQL_T_MAP: case CQL_T_TUPLE: case CQL_T_UDT:
+    case CQL_T_HINT:
+        for (int i = 0; i < t->n_items; i++)
+            if (!is_value_term(t->items[i], depth + 1))
+                return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * (type) x (Selectable.WithTypeHint): over a literal or bind marker, a constant of that type
+ * (TermSelector), named "(type)text"; over another selector, that selector when its type is
+ * the hint's.
+ */
+static int analyze_hint(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
+                        const char **name)
+{
+    eng_type *ty = NULL;
+    int rc = cql_resolve_type(a, term->type, t->ks, &ty);
+    if (rc)
+        return rc;
+    if (ty->kind == ENG_LIST || ty->kind == ENG_SET || ty->kind == ENG_MAP || ty->kind == ENG_UDT)
+        ty->frozen = 1; /* the hint's type is frozen when it can be */
+    const eng_type *type = cql_plan_keep_type(a->plan, ty);
+    if (!type)
+        return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    eng_buf b = ENG_BUF_INIT, tb = ENG_BUF_INIT, yb = ENG_BUF_INIT;
+    eng_type_to_cql(type, &yb);
+    const char *tn = eng_buf_cstr(&yb) ? (char *)yb.p : "";
+    cql_term hint = *term;
+    hint.n_items = 0;
+    cql_term_text(&hint, &tb); /* "(type)" as written, normalized */
+    const cql_term *inner = term->items[0];
+    const char *inner_name = NULL;
+    if (is_value_term(inner, 0)) {
+        if (inner->kind != CQL_T_BIND &&
+            cql_term_test_assignment(inner, type) == CQL_NOT_ASSIGNABLE) {
+            eng_buf vb = ENG_BUF_INIT;
+            cql_term_text(term, &vb);
+            const char *v = eng_buf_cstr(&vb) ? (char *)vb.p : "";
+            rc = eng_errorf(a->err, ENG_E_INVALID, "Cannot assign value %s to %s of type %s", v,
+                            v, tn);
+            eng_buf_free(&vb);
+        } else {
+            rc = cql_bind_term(a, inner, type, t->ks, t->name, "[selection]");
+        }
+        if (!rc && !(inner_name = term_name(a, inner)))
+            rc = ENG_E_NOMEM;
+        sel->kind = SEL_TERM;
+        sel->terms[0] = inner;
+        sel->term_type = type;
+        sel->type = type;
+    } else {
+        if (!(rc = analyze_expr(a, t, inner, sel, &inner_name)) &&
+            !eng_type_equal(sel->type, type)) {
+            eng_buf vb = ENG_BUF_INIT;
+            cql_term_text(term, &vb);
+            const char *v = eng_buf_cstr(&vb) ? (char *)vb.p : "";
+            rc = eng_errorf(a->err, ENG_E_INVALID, "Cannot assign value %s to %s of type %s", v,
+                            v, tn);
+            eng_buf_free(&vb);
+        }
+        sel->type = type;
+    }
+    if (!rc) {
+        eng_buf_printf(&b, "%s%s", eng_buf_cstr(&tb) ? (char *)tb.p : "", inner_name);
+        *name = eng_buf_cstr(&b) ? cql_plan_strdup(a->plan, (char *)b.p) : NULL;
+        if (!*name)
+            rc = eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(&tb);
+    eng_buf_free(&yb);
+    eng_buf_free(&b);
+    return rc;
+}
+
+static int analyze_operation(cql_analysis *a, const eng_table *t, const cql_term *term,
+                             selector *sel, const char **name);
+
 static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *term, selector *sel,
                         const char **name)
 {
     int rc;
+    if (cql_arith_op(term))
+        return analyze_operation(a, t, term, sel, name);
     switch (term->kind) {
     case CQL_T_COLUMN:
         sel->kind = SEL_COLUMN;
@@ -343,9 +524,105 @@ static int analyze_expr(cql_analysis *a, const eng_table *t, const cql_term *ter
         return analyze_cast(a, t, term, sel, name);
     case CQL_T_FIELD:
         return analyze_field(a, t, term, sel, name);
+    case CQL_T_ELEMENT:
+    case CQL_T_SLICE:
+        return analyze_subscript(a, t, term, sel, name);
+    case CQL_T_HINT:
+        return analyze_hint(a, t, term, sel, name);
     default:
+        if (is_value_term(term, 0)) {
+            const char *v = term_name(a, term);
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Cannot infer type for term %s in selection clause (try using a "
+                              "cast to force a type)",
+                              v ? v : "");
+        }
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
     }
+}
+
+/* An operand of an operator: a selector, or a literal (with or without a type hint), typed as
+   Cassandra prefers it (int, bigint or varint; double or decimal) or as hinted. */
+static int analyze_operand(cql_analysis *a, const eng_table *t, const cql_term *term,
+                           selector *sel, const char **name)
+{
+    const cql_term *lit = term;
+    int kind;
+    if (term->kind == CQL_T_HINT && term->n_items == 1) {
+        const char *n = term->type && term->type->name ? term->type->name : "";
+        lit = term->items[0];
+        kind = eng_kind_from_name(n, strlen(n));
+    } else {
+        kind = cql_arith_literal_kind(term);
+    }
+    if (!cql_arith_literal_kind(lit) || !cql_scalar_type(kind))
+        return analyze_expr(a, t, term, sel, name);
+    eng_buf b = ENG_BUF_INIT;
+    int state, rc = cql_term_value(lit, cql_scalar_type(kind), "value", NULL, &b, &state, a->err);
+    if (!rc) {
+        sel->kind = SEL_CONST;
+        sel->type = cql_scalar_type(kind);
+        sel->value = (eng_val){eng_arena_memdup(&a->plan->arena, b.p ? b.p : (const uint8_t *)"",
+                                                b.len + 1),
+                               state == CQL_VALUE ? (int32_t)b.len : ENG_NULL};
+        *name = lit->text;
+        if (!sel->value.p)
+            rc = eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(&b);
+    return rc;
+}
+
+static int op_precedence(const selector *s)
+{
+    if (s->kind != SEL_OP)
+        return 4;
+    if (s->cast_to == CQL_OP_NEG)
+        return 3;
+    return s->cast_to == CQL_OP_ADD || s->cast_to == CQL_OP_SUB ? 1 : 2;
+}
+
+/* a + b, -a, ...: named "a + b" (OperationFcts.columnName), parentheses kept where needed. */
+static int analyze_operation(cql_analysis *a, const eng_table *t, const cql_term *term,
+                             selector *sel, const char **name)
+{
+    int op = cql_arith_op(term), rc;
+    const char *names[2] = {"", ""};
+    selector *args[2] = {NULL, NULL};
+    for (int i = 0; i < term->n_items && i < 2; i++) {
+        if (!(args[i] = cql_plan_zalloc(a, sizeof *args[i])))
+            return ENG_E_NOMEM;
+        if ((rc = analyze_operand(a, t, cql_arith_operand(term, i), args[i], &names[i])))
+            return rc;
+        if (args[i]->has_agg || args[i]->kind == SEL_TERM)
+            return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
+    }
+    int lk = args[0]->type->kind, rk = args[1] ? args[1]->type->kind : 0;
+    int ret = cql_arith_result(op, lk, rk);
+    if (!ret) {
+        if (op == CQL_OP_NEG)
+            return eng_errorf(a->err, ENG_E_INVALID, "the '-' operation is not supported on %s",
+                              names[0]);
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "the '%c' operation is not supported between %s and %s",
+                          cql_arith_symbol(op), names[0], names[1]);
+    }
+    sel->kind = SEL_OP;
+    sel->cast_to = op;
+    sel->arg = args[0];
+    sel->arg2 = args[1];
+    sel->type = cql_scalar_type(ret);
+    int prec = op_precedence(sel);
+    char buf[600];
+    if (op == CQL_OP_NEG) {
+        snprintf(buf, sizeof buf, op_precedence(args[0]) < 3 ? "-(%s)" : "-%s", names[0]);
+    } else {
+        int pl = op_precedence(args[0]) < prec, pr = op_precedence(args[1]) <= prec;
+        snprintf(buf, sizeof buf, "%s%s%s %c %s%s%s", pl ? "(" : "", names[0], pl ? ")" : "",
+                 cql_arith_symbol(op), pr ? "(" : "", names[1], pr ? ")" : "");
+    }
+    *name = cql_plan_strdup(a->plan, buf);
+    return *name ? 0 : eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
 }
 
 /* Numbers a selector and those inside it: an aggregate query keeps an agg_state for each. */
@@ -354,6 +631,8 @@ static void assign_slots(selector *sel, int *n)
     sel->slot = (*n)++;
     if (sel->arg)
         assign_slots(sel->arg, n);
+    if (sel->arg2)
+        assign_slots(sel->arg2, n);
 }
 
 static int analyze_selection(cql_analysis *a, select_plan *sp, const cql_select *s)
@@ -640,7 +919,8 @@ typedef struct select_run {
     eng_val *mixed_lo, *mixed_hi; /* multi-column bounds checked per row (mixed directions) */
     eng_val *filter_vals;
     cql_key_values *filter_lists; /* IN filters */
-    eng_val *filter_keys;
+    eng_val *filter_keys;         /* map entry filters m[k] = v: each one's key */
+    eng_val *term_vals;           /* two per selector slot: its terms' values (selector.terms) */
     agg_state *aggs;
     uint32_t rows;
     int64_t now_s;
@@ -686,6 +966,19 @@ static double float_value(int kind, const eng_val *v)
     return 0;
 }
 
+/* The key of a map entry filter m[k] = v (RowFilter.MapEqualityExpression.validate). */
+static int map_entry_key(cql_exec *x, const eng_table *t, const cql_filter *f, eng_val *out)
+{
+    const eng_column *c = &t->cols[f->col];
+    int rc = cql_eval_val(x, f->key, c->type->sub[0], c->name, out);
+    if (rc)
+        return rc;
+    if (out->len < 0)
+        return eng_errorf(x->err, ENG_E_INVALID, "Unsupported %s map key for column %s",
+                          out->len == ENG_NULL ? "null" : "unset", c->name);
+    return 0;
+}
+
 /* 1 if the row's value satisfies the filter. */
 static int filter_holds(const cql_filter *f, const eng_type *col_type, eng_val v, eng_val want)
 {
@@ -726,6 +1019,19 @@ static int passes_filters(select_run *r, const eng_row_view *v)
         if (eng_view_column(v, (uint16_t)f->col, &val, NULL, NULL, r->x->err))
             return -1;
         const eng_type *ct = sp->t->cols[f->col].type;
+        if (f->key) { /* m[k] = v: the map holds k, with the value v */
+            eng_val want = r->filter_keys[i], e, ev = {NULL, ENG_NULL};
+            eng_items it;
+            int found = 0;
+            if (val.len >= 0 && eng_items_begin(&it, val.p, (size_t)val.len) >= 0)
+                while (!found && eng_items_next(&it, &e) == 1 && eng_items_next(&it, &ev) == 1)
+                    found = e.len >= 0 &&
+                            eng_type_compare(ct->sub[0], e.p, (size_t)e.len, want.p,
+                                             (size_t)want.len) == 0;
+            if (!found || !filter_holds(f, ct, ev, r->filter_vals[i]))
+                return 0;
+            continue;
+        }
         if (f->op != CQL_OP_IN) {
             if (!filter_holds(f, ct, val, r->filter_vals[i]))
                 return 0;
@@ -901,11 +1207,106 @@ static int aggregate_row(select_run *r, const eng_row_view *v)
     return 0;
 }
 
+/*
+ * c[key] or c[from..to] of a set or map value (ElementsSelector): the element's value (a set's
+ * element itself), null when absent; the entries whose keys are within the bounds, both
+ * included, an absent bound open; an empty slice is null for a non-frozen collection and empty
+ * for a frozen one (CollectionSerializer.getSliceFromSerialized).
+ */
+static int subscript_value(select_run *r, const selector *s, eng_val arg, eng_arena *arena,
+                           eng_val *out)
+{
+    const eng_type *ct = s->arg->type;
+    const eng_val *lo = &r->term_vals[2 * s->slot], *hi = lo + 1;
+    int map = ct->kind == ENG_MAP;
+    *out = (eng_val){NULL, ENG_NULL};
+    eng_items it;
+    if (arg.len < 0 || eng_items_begin(&it, arg.p, (size_t)arg.len) < 0)
+        return 0;
+    if (s->kind == SEL_SLICE && lo->len == ENG_UNSET && hi->len == ENG_UNSET) {
+        *out = arg;
+        return 0;
+    }
+    eng_buf b = ENG_BUF_INIT;
+    eng_buf_put_be32(&b, 0);
+    int32_t count = 0;
+    eng_val k, v = {NULL, ENG_NULL};
+    while (eng_items_next(&it, &k) == 1) {
+        if (map && eng_items_next(&it, &v) != 1)
+            break;
+        if (k.len < 0)
+            continue;
+        if (s->kind == SEL_ELEMENT) {
+            if (eng_type_compare(s->term_type, k.p, (size_t)k.len, lo->p, (size_t)lo->len) == 0) {
+                *out = map ? v : k;
+                break;
+            }
+            continue;
+        }
+        if ((lo->len != ENG_UNSET &&
+             eng_type_compare(s->term_type, k.p, (size_t)k.len, lo->p, (size_t)lo->len) < 0) ||
+            (hi->len != ENG_UNSET &&
+             eng_type_compare(s->term_type, k.p, (size_t)k.len, hi->p, (size_t)hi->len) > 0))
+            continue;
+        count++;
+        eng_buf_put_be32(&b, (uint32_t)k.len);
+        eng_buf_put(&b, k.p, (size_t)k.len);
+        if (map) {
+            eng_buf_put_be32(&b, (uint32_t)v.len);
+            if (v.len > 0)
+                eng_buf_put(&b, v.p, (size_t)v.len);
+        }
+    }
+    int rc = 0;
+    if (s->kind == SEL_SLICE && (count || ct->frozen)) {
+        if (b.oom)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        else if (!(out->p = eng_arena_memdup(arena, b.p, b.len)))
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        else {
+            eng_put_be32((uint8_t *)out->p, (uint32_t)count);
+            out->len = (int32_t)b.len;
+        }
+    }
+    eng_buf_free(&b);
+    return rc;
+}
+
+/* Evaluates the terms of the element, slice and literal selectors of s, once per run. */
+static int eval_sel_terms(select_run *r, const selector *s)
+{
+    for (; s; s = s->arg) {
+        if (s->kind != SEL_ELEMENT && s->kind != SEL_SLICE && s->kind != SEL_TERM)
+            continue;
+        for (int i = 0; i < 2; i++) {
+            eng_val *v = &r->term_vals[2 * s->slot + i];
+            *v = (eng_val){NULL, ENG_UNSET};
+            if (!s->terms[i])
+                continue;
+            int rc = cql_eval_val(r->x, s->terms[i], s->term_type, "[selection]", v);
+            if (rc)
+                return rc;
+            if (s->kind == SEL_TERM && v->len == ENG_UNSET)
+                *v = (eng_val){NULL, ENG_NULL};
+            if (s->kind == SEL_ELEMENT && v->len < 0)
+                return eng_errorf(r->x->err, ENG_E_INVALID,
+                                  "Invalid %s value for element selection on %s",
+                                  v->len == ENG_NULL ? "null" : "unset", s->arg_name);
+            if (s->kind == SEL_SLICE && v->len == ENG_NULL)
+                return eng_errorf(r->x->err, ENG_E_INVALID,
+                                  "Invalid null value for slice selection on %s", s->arg_name);
+        }
+    }
+    return 0;
+}
+
 /* A scalar selector (function, CAST, toJson) applied to its argument's value; the result lives
    in the arena. */
 static int apply_scalar(select_run *r, const selector *s, eng_val arg, eng_arena *arena,
                         eng_val *out)
 {
+    if (s->kind == SEL_ELEMENT || s->kind == SEL_SLICE)
+        return subscript_value(r, s, arg, arena, out);
     if (s->kind == SEL_FIELD) {
         /* the field's [int32 length][bytes] in the value; a missing trailing field is null */
         *out = (eng_val){NULL, ENG_NULL};
@@ -983,10 +1384,40 @@ static int selected_value(select_run *r, const eng_row_view *v, const selector *
         *out = (eng_val){scratch, 8};
         return 0;
     }
+    case SEL_TERM:
+        *out = r->term_vals[2 * s->slot];
+        return 0;
+    case SEL_CONST:
+        *out = s->value;
+        return 0;
+    case SEL_OP: {
+        eng_val lv, rv = {NULL, ENG_NULL};
+        uint8_t lb[16], rb[16];
+        if ((rc = selected_value(r, v, s->arg, &lv, lb)) ||
+            (s->arg2 && (rc = selected_value(r, v, s->arg2, &rv, rb))))
+            return rc;
+        eng_buf b = ENG_BUF_INIT;
+        int state;
+        rc = cql_arith_apply(s->cast_to, s->arg->type->kind, lv, s->arg2 ? s->arg2->type->kind : 0,
+                             rv, s->type->kind, &b, &state, r->x->err);
+        if (!rc && b.oom)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        *out = (eng_val){NULL, ENG_NULL};
+        if (!rc && state == CQL_VALUE) {
+            out->p = eng_arena_memdup(v->arena, b.p ? b.p : (const uint8_t *)"", b.len);
+            out->len = (int32_t)b.len;
+            if (!out->p)
+                rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        }
+        eng_buf_free(&b);
+        return rc;
+    }
     case SEL_FN:
     case SEL_CAST:
     case SEL_TOJSON:
-    case SEL_FIELD: {
+    case SEL_FIELD:
+    case SEL_ELEMENT:
+    case SEL_SLICE: {
         eng_val arg = {NULL, ENG_NULL};
         uint8_t inner[16];
         if (s->arg && (rc = selected_value(r, v, s->arg, &arg, inner)))
@@ -1197,7 +1628,7 @@ static int agg_output(select_run *r, const selector *s, eng_val *out, uint8_t *s
         return 0;
     }
     if (s->kind == SEL_FN || s->kind == SEL_CAST || s->kind == SEL_TOJSON ||
-        s->kind == SEL_FIELD) {
+        s->kind == SEL_FIELD || s->kind == SEL_ELEMENT || s->kind == SEL_SLICE) {
         /* a function of an aggregate: applied to the aggregate's value (todate(min(b))) */
         eng_val arg;
         uint8_t *inner = eng_arena_alloc(&r->x->arena, 16);
@@ -1403,7 +1834,7 @@ int cql_exec_select(cql_exec *x)
     q.now_s = x->opts->now_s;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
-    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0,
+    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0,
                       0, 0, ENG_BUF_INIT};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
@@ -1447,8 +1878,21 @@ int cql_exec_select(cql_exec *x)
         eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof *run.filter_lists);
     if (!run.filter_lists)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    run.term_vals = eng_arena_alloc(&x->arena, (size_t)(2 * sp->n_slots + 2) * sizeof(eng_val));
+    run.filter_keys = eng_arena_alloc(&x->arena, (size_t)(r->n_filters + 1) * sizeof(eng_val));
+    if (!run.term_vals || !run.filter_keys)
+        return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+    for (int i = 0; i < sp->n_sels; i++)
+        if ((rc = eval_sel_terms(&run, &sp->sels[i])))
+            return rc;
     if ((rc = cql_restrict_filter_values(x, r, run.filter_vals, run.filter_lists)))
         return rc;
+    for (int i = 0; i < r->n_filters; i++) {
+        const cql_filter *f = &r->filters[i];
+        run.filter_keys[i] = (eng_val){NULL, ENG_NULL};
+        if (f->key && (rc = map_entry_key(x, t, f, &run.filter_keys[i])))
+            return rc;
+    }
     uint32_t remaining; /* rows LIMIT still allows on this page and after (0: no limit) */
     const uint8_t *resume;
     size_t resume_len;

@@ -52,6 +52,10 @@ enum cql_term_kind {
     CQL_T_COLUMN,     /* a column name (in selectors, in `SET c = c + x`) */
     CQL_T_FIELD,      /* term.field (UDT field of a column, in selectors) */
     CQL_T_STAR,       /* * as the argument of count(*) */
+    CQL_T_ELEMENT,    /* selector[key] (element selection): items[0] the collection, items[1]
+                         the key */
+    CQL_T_SLICE,      /* selector[from..to] (slice selection): items[0] the collection,
+                         items[1] from, items[2] to, either NULL when left out */
 };
 
 typedef struct cql_term cql_term;

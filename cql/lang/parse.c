@@ -63,7 +63,6 @@
  *  - A BATCH member's n_binds counts its own markers; bind_index is global.
  *  - ALTER TABLE ... DROP ... USING TIMESTAMP n parses; the timestamp is
  *    dropped (ast.h has no field for it).
- *  - Element and slice selections (SELECT m['k']) have no node: ENG_E_INVALID.
  */
 #include "cql/lang/parse.h"
 #include "cql/lang/lexer.h"
@@ -1498,7 +1497,37 @@ static cql_term *parse_sel_nofield(parser *p)
     return p->failed ? NULL : r;
 }
 
-/* selectionGroup: '-' group | group ('.' field)* */
+/* '[' collectionSubSelection ']' after a selector: [key], [from..to], [from..], [..to]. */
+static cql_term *parse_sel_subscript(parser *p, cql_term *selected)
+{
+    const tok *at = lt(p, 1);
+    cql_term *from = NULL, *to = NULL;
+    int slice = 0;
+    advance(p); /* [ */
+    if (!is_p(lt(p, 1), P2('.', '.')) && !(from = parse_term(p)))
+        return NULL;
+    if (accept_p(p, P2('.', '.'))) {
+        slice = 1;
+        if ((!from || !is_p(lt(p, 1), ']')) && !(to = parse_term(p)))
+            return NULL;
+    }
+    if (expect_p(p, ']') < 0)
+        return NULL;
+    cql_term *r = new_term(p, slice ? CQL_T_SLICE : CQL_T_ELEMENT, at);
+    cql_term **items = r ? mk(p, 3 * sizeof *items) : NULL;
+    if (!items)
+        return NULL;
+    r->line = selected->line;
+    r->col = selected->col;
+    items[0] = selected;
+    items[1] = from;
+    items[2] = to;
+    r->items = items;
+    r->n_items = slice ? 3 : 2;
+    return r;
+}
+
+/* selectionGroup: '-' group | group ('.' field | '[' subselection ']')* */
 static cql_term *parse_sel_group(parser *p)
 {
     const tok *t = lt(p, 1);
@@ -1512,7 +1541,11 @@ static cql_term *parse_sel_group(parser *p)
         leave(p);
     } else {
         r = parse_sel_nofield(p);
-        while (r && is_p(lt(p, 1), '.')) {
+        while (r && (is_p(lt(p, 1), '.') || is_p(lt(p, 1), '['))) {
+            if (is_p(lt(p, 1), '[')) {
+                r = parse_sel_subscript(p, r);
+                continue;
+            }
             advance(p);
             const char *f = take_name(p, NC_IDENT);
             cql_term *fld = f ? new_term(p, CQL_T_FIELD, t) : NULL;
@@ -1525,11 +1558,6 @@ static cql_term *parse_sel_group(parser *p)
                 fld->n_items = 1;
             }
             r = items ? fld : NULL;
-        }
-        if (r && is_p(lt(p, 1), '[')) {
-            /* Cassandra 4.1 selects map elements and slices here; ast.h has no node for it. */
-            fail_text(p, ENG_E_INVALID, "Element and slice selections are not supported");
-            r = NULL;
         }
     }
     return p->failed ? NULL : r;

@@ -49,8 +49,20 @@ typedef struct writer {
     eng_pheader header; /* loaded lazily for list reads */
     int header_loaded;
     eng_arena header_arena;
+    const struct prefetch *pre; /* the current row's stored state before the batch, or NULL */
     eng_err *err;
 } writer;
+
+/*
+ * A row's stored state as it was before the batch (eng_write_in_txn with several mutations):
+ * what a list operation by index or removal reads (Cassandra's BatchStatement builds every
+ * statement's mutation before applying any, each statement's UpdateParameters reading the
+ * stored rows, so statements of a batch do not see each other's writes).
+ */
+typedef struct prefetch {
+    eng_row row;           /* empty when there was none */
+    eng_deletion covering; /* the partition and range deletions over the row */
+} prefetch;
 
 static int nomem(writer *w) { return eng_errorf(w->err, ENG_E_NOMEM, "out of memory in a write"); }
 
@@ -306,7 +318,10 @@ typedef struct list_state {
 static int list_elements(writer *w, const eng_row *old, const uint8_t *ck_key, size_t ck_len,
                          const eng_column *c, list_state *ls)
 {
-    if (!ls->header) {
+    if (!ls->header && w->pre) {
+        ls->covering = w->pre->covering;
+        ls->header = 1;
+    } else if (!ls->header) {
         int rc = load_header(w);
         if (rc)
             return rc;
@@ -562,9 +577,10 @@ static int merge_update(writer *w, const eng_row_mut *rm, const eng_row *old, si
     }
     const uint8_t *ck_key = w->key.p + ck_off;
     size_t ck_len = w->key.len - ck_off;
+    const eng_row *seen = w->pre ? &w->pre->row : old; /* what list operations read */
     int rc = 0;
     for (uint32_t i = 0; i < rm->n_ops && !rc; i++)
-        rc = apply_op(w, &rm->ops[i], old, ck_key, ck_len, lists);
+        rc = apply_op(w, &rm->ops[i], seen, ck_key, ck_len, lists);
     if (rc)
         return rc;
     fold_cells(w);
@@ -671,7 +687,7 @@ static int write_header(writer *w, const eng_mutation *m)
 }
 
 static int write_mutation(writer *w, const eng_table *cur, const eng_mutation *m, int64_t ts,
-                          int cas)
+                          int cas, prefetch *const *pre)
 {
     const eng_table *t = m->table;
     w->t = t;
@@ -698,9 +714,103 @@ static int write_mutation(writer *w, const eng_table *cur, const eng_mutation *m
     if (m->delete_partition || m->n_range_dels)
         if ((rc = write_header(w, m)))
             return rc;
-    for (uint32_t i = 0; i < m->n_rows && !rc; i++)
+    for (uint32_t i = 0; i < m->n_rows && !rc; i++) {
+        w->pre = pre ? pre[i] : NULL;
         rc = write_row(w, &m->rows[i]);
+        w->pre = NULL;
+    }
     return rc;
+}
+
+/* 1 when a list operation of rm reads the list (by index or removal). */
+static int reads_list(const eng_table *t, const eng_row_mut *rm)
+{
+    for (uint32_t i = 0; i < rm->n_ops; i++) {
+        const eng_cell_op *op = &rm->ops[i];
+        if (op->col >= t->n_cols || t->cols[op->col].type->kind != ENG_LIST ||
+            !eng_type_is_multicell(t->cols[op->col].type))
+            continue;
+        if (op->kind == ENG_OP_LIST_REMOVE || op->kind == ENG_OP_ELEM_SET ||
+            op->kind == ENG_OP_ELEM_DELETE)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Before a batch writes anything: the stored state of each row that a list operation of a
+ * statement after the first reads (*out[i][j] for row j of mutation i; NULL where none is
+ * needed, and *out NULL when no row needs one). A mutation whose table or key is refused is
+ * left to the write, which refuses it in turn.
+ */
+static int prefetch_lists(writer *w, const eng_schema *cur, const eng_mutation *muts, uint32_t n,
+                          eng_arena *a, prefetch ****out)
+{
+    *out = NULL;
+    prefetch ***pre = NULL;
+    for (uint32_t i = 1; i < n; i++) {
+        const eng_mutation *m = &muts[i];
+        const eng_table *t;
+        eng_err ignored;
+        memset(&ignored, 0, sizeof ignored);
+        if (eng_resolve_table(cur, m->table, &t, &ignored))
+            continue;
+        int any = 0;
+        for (uint32_t j = 0; j < m->n_rows && !any; j++)
+            any = reads_list(m->table, &m->rows[j]);
+        if (!any)
+            continue;
+        if (!pre) {
+            if (!(pre = eng_arena_alloc(a, n * sizeof *pre)))
+                return nomem(w);
+            memset(pre, 0, n * sizeof *pre);
+        }
+        eng_buf_reset(&w->prefix);
+        w->t = m->table;
+        w->dbi = t->dbi;
+        w->header_loaded = 0;
+        eng_arena_reset(&w->header_arena);
+        if (eng_storage_partition(&w->prefix, m->table, m->pk, NULL, &ignored))
+            continue;
+        if (!(pre[i] = eng_arena_alloc(a, m->n_rows * sizeof *pre[i])))
+            return nomem(w);
+        memset(pre[i], 0, m->n_rows * sizeof *pre[i]);
+        for (uint32_t j = 0; j < m->n_rows; j++) {
+            size_t ck_off;
+            if (!reads_list(m->table, &m->rows[j]) || row_key(w, &m->rows[j], &ck_off))
+                continue;
+            prefetch *p = eng_arena_alloc(a, sizeof *p);
+            if (!p)
+                return nomem(w);
+            eng_row_init(&p->row);
+            int rc = load_header(w);
+            if (rc)
+                return rc;
+            p->covering = eng_pheader_covering(&w->header, w->key.p + ck_off, w->key.len - ck_off);
+            MDB_val k = {w->key.len, w->key.p}, v;
+            rc = ENG_FAULT_CALL(mdb_get(w->txn, w->dbi, &k, &v));
+            if (rc == 0) {
+                /* copied: the batch's writes may change the page in place */
+                void *copy = eng_arena_memdup(a, v.mv_data, v.mv_size ? v.mv_size : 1);
+                if (!copy)
+                    return nomem(w);
+                rc = eng_stored_bounds(w->txn, w->t, &k, &v, w->err);
+                if (!rc)
+                    rc = eng_row_decode(copy, v.mv_size,
+                                        eng_storage_seal(w->t, k.mv_data, k.mv_size), &p->row, a,
+                                        w->err);
+            } else if (rc == MDB_NOTFOUND) {
+                rc = 0;
+            } else {
+                rc = eng_lmdb_err(w->err, rc, "read row");
+            }
+            if (rc)
+                return rc;
+            pre[i][j] = p;
+        }
+    }
+    *out = pre;
+    return 0;
 }
 
 static void writer_free(writer *w)
@@ -727,14 +837,18 @@ int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_
     w.err = err;
     eng_arena_init(&w.arena, 4096);
     eng_arena_init(&w.header_arena, 1024);
-    int rc = 0;
+    eng_arena pre_arena;
+    eng_arena_init(&pre_arena, 1024);
+    prefetch ***pre = NULL;
+    int rc = n > 1 ? prefetch_lists(&w, cur, muts, n, &pre_arena, &pre) : 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         const eng_table *t;
         w.now_s = muts[i].now_s ? muts[i].now_s : clock_s;
         rc = eng_resolve_table(cur, muts[i].table, &t, err);
         if (!rc)
-            rc = write_mutation(&w, t, &muts[i], ts, cas);
+            rc = write_mutation(&w, t, &muts[i], ts, cas, pre ? pre[i] : NULL);
     }
+    eng_arena_free(&pre_arena);
     writer_free(&w);
     return rc;
 }

@@ -695,7 +695,32 @@ TEST(test_select_field_access_arithmetic_and_collections_in_selectors)
     ASSERT_EQ(s->sels[6].term->kind, CQL_T_MAP);
     ASSERT_EQ(s->sels[7].term->kind, CQL_T_COLUMN);
     ASSERT_EQ(s->sels[8].term->kind, CQL_T_TUPLE);
-    INVALID("SELECT m['k'] FROM t", "Element and slice selections are not supported");
+    done();
+}
+
+TEST(test_select_element_and_slice_selectors)
+{
+    cql_stmt *st = OK("SELECT m['k'], s[1..3], s[..2], s[1..], v.m[?][0..] FROM t");
+    const cql_select *s = &st->u.select;
+    ASSERT_EQ(s->n_sels, 5);
+    const cql_term *e = s->sels[0].term;
+    ASSERT_EQ(e->kind, CQL_T_ELEMENT);
+    ASSERT_EQ(e->n_items, 2);
+    ASSERT_STR_EQ(e->items[0]->text, "m");
+    ASSERT_EQ(e->items[1]->kind, CQL_T_STRING);
+    const cql_term *sl = s->sels[1].term;
+    ASSERT_EQ(sl->kind, CQL_T_SLICE);
+    ASSERT_EQ(sl->n_items, 3);
+    ASSERT_STR_EQ(sl->items[1]->text, "1");
+    ASSERT_STR_EQ(sl->items[2]->text, "3");
+    ASSERT_EQ(s->sels[2].term->items[1] == NULL, 1);
+    ASSERT_STR_EQ(s->sels[2].term->items[2]->text, "2");
+    ASSERT_EQ(s->sels[3].term->items[2] == NULL, 1);
+    const cql_term *n = s->sels[4].term;
+    ASSERT_EQ(n->kind, CQL_T_SLICE);
+    ASSERT_EQ(n->items[0]->kind, CQL_T_ELEMENT);
+    ASSERT_EQ(n->items[0]->items[1]->kind, CQL_T_BIND);
+    ASSERT_EQ(n->items[0]->items[0]->kind, CQL_T_FIELD);
     done();
 }
 
