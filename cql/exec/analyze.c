@@ -276,6 +276,7 @@ static void record_marker(void *ctx, const cql_term *marker, const eng_type *typ
 }
 
 int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);
+int cql_fn_result_fits(int want, int have);
 
 int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, const char *ks,
                   const char *table, const char *receiver)
@@ -306,8 +307,24 @@ int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, c
             !strcasecmp(fname, "sum") || !strcasecmp(fname, "avg"))
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Aggregation function are not supported in the where clause");
+        /* FunctionCall.Raw.prepare: the name as written (FunctionName), the receiver by name */
         if (cql_function_signature(term, &arg, &ret))
-            return eng_errorf(a->err, ENG_E_INVALID, "Unknown function %s", term->name);
+            return eng_errorf(a->err, ENG_E_INVALID, "Unknown function %s%s%s called",
+                              term->ks ? term->ks : "", term->ks ? "." : "", term->name);
+        if (type && ret && !cql_fn_result_fits(type->kind, ret->kind)) {
+            eng_buf w = ENG_BUF_INIT, r = ENG_BUF_INIT;
+            eng_type_to_cql(type, &w);
+            eng_type_to_cql(ret, &r);
+            int rc = eng_errorf(a->err, ENG_E_INVALID,
+                                "Type error: cannot assign result of function system.%s (type %s) "
+                                "to %s (type %s)",
+                                fname, eng_buf_cstr(&r) ? (char *)r.p : "?",
+                                receiver ? receiver : "value",
+                                eng_buf_cstr(&w) ? (char *)w.p : "?");
+            eng_buf_free(&w);
+            eng_buf_free(&r);
+            return rc;
+        }
         if (!term->n_items || !arg)
             return 0;
         char name[300];

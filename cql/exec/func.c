@@ -191,6 +191,39 @@ int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out,
     return rc;
 }
 
+int cql_fn_result_fits(int want, int have);
+
+/*
+ * Whether a function's result of kind `have` can go where kind `want` is
+ * expected (AbstractType.isValueCompatibleWith, which FunctionCall.Raw.prepare
+ * checks): blob takes anything, text takes ascii, uuid takes timeuuid,
+ * timestamp and bigint take each other, time takes bigint, date takes int,
+ * varint takes int and bigint (and so timestamp). The rule eval.c applies.
+ */
+int cql_fn_result_fits(int want, int have)
+{
+    switch (want) {
+    case ENG_BLOB:
+        return 1;
+    case ENG_TEXT:
+        return have == ENG_TEXT || have == ENG_ASCII;
+    case ENG_UUID:
+        return have == ENG_UUID || have == ENG_TIMEUUID;
+    case ENG_TIMESTAMP:
+    case ENG_TIME:
+        return have == want || have == ENG_BIGINT;
+    case ENG_DATE:
+        return have == ENG_DATE || have == ENG_INT;
+    case ENG_BIGINT:
+        return have == ENG_BIGINT || have == ENG_TIMESTAMP;
+    case ENG_VARINT:
+        return have == ENG_VARINT || have == ENG_INT || have == ENG_BIGINT ||
+               have == ENG_TIMESTAMP;
+    default:
+        return want == have;
+    }
+}
+
 int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);
 
 /* Types of a function call's (single) argument and result, for bind markers. */
@@ -240,6 +273,39 @@ static int arg_ms(int kind, const eng_buf *v, int64_t *ms)
     return -1;
 }
 
+/*
+ * blobAs<type>: the bytes unchanged once the type validates them; otherwise
+ * BytesConversionFcts.makeFromBlobFunction's text, which names the function,
+ * the bytes and the type in place of the type's own MarshalException.
+ */
+static int blob_as(cql_exec *x, const fn_def *f, const eng_buf *arg, eng_buf *out)
+{
+    eng_err scratch = {0};
+    if (!eng_type_validate(scalar(f->ret_kind), arg->p, arg->len, &scratch)) {
+        eng_buf_put(out, arg->p, arg->len);
+        return 0;
+    }
+    static const char digits[] = "0123456789abcdef";
+    char name[64];
+    size_t n = 0;
+    for (; f->name[n] && n + 1 < sizeof name; n++)
+        name[n] = (char)((f->name[n] >= 'A' && f->name[n] <= 'Z') ? f->name[n] + 32 : f->name[n]);
+    name[n] = 0;
+    eng_buf hex = ENG_BUF_INIT;
+    for (size_t i = 0; i < arg->len; i++) {
+        eng_buf_put(&hex, &digits[arg->p[i] >> 4], 1);
+        eng_buf_put(&hex, &digits[arg->p[i] & 15], 1);
+    }
+    int rc = hex.oom || !eng_buf_cstr(&hex)
+                 ? eng_errorf(x->err, ENG_E_NOMEM, "out of memory")
+                 : eng_errorf(x->err, ENG_E_INVALID,
+                              "In call to function system.%s, value 0x%s is not a valid binary "
+                              "representation for type %s",
+                              name, (char *)hex.p, eng_kind_name(f->ret_kind));
+    eng_buf_free(&hex);
+    return rc;
+}
+
 static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg, eng_buf *out,
                  int *state)
 {
@@ -271,13 +337,8 @@ static int apply(cql_exec *x, const fn_def *f, int arg_kind, const eng_buf *arg,
     case FN_AS_BLOB:
         eng_buf_put(out, arg->p, arg->len);
         return 0;
-    case FN_BLOB_AS: {
-        const eng_type *t = scalar(f->ret_kind);
-        int rc = eng_type_validate(t, arg->p, arg->len, x->err);
-        if (!rc)
-            eng_buf_put(out, arg->p, arg->len);
-        return rc;
-    }
+    case FN_BLOB_AS:
+        return blob_as(x, f, arg, out);
     default:
         break;
     }

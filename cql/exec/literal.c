@@ -409,18 +409,6 @@ int cql_term_test_assignment(const cql_term *t, const eng_type *type)
     return test_assign(t, type, 0);
 }
 
-static int contains_marker(const cql_term *t, int depth)
-{
-    if (!t || depth > MAX_TERM_DEPTH)
-        return 0;
-    if (t->kind == CQL_T_BIND)
-        return 1;
-    for (int i = 0; i < t->n_items; i++)
-        if (contains_marker(t->items[i], depth + 1))
-            return 1;
-    return 0;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The walk: values at execution, marker types at preparation                */
 /* ------------------------------------------------------------------------ */
@@ -438,7 +426,6 @@ typedef struct walk {
     const cql_term_env *env; /* W_VALUE */
     record_fn record;        /* W_TYPES */
     void *rctx;
-    int quiet; /* inside a collection literal: markers there are refused, not recorded */
     eng_err *err;
     msgbuf msg;
 } walk;
@@ -476,8 +463,8 @@ static int may_need_canon(const eng_type *t)
 static int walk_bind(walk *w, const cql_term *t, const eng_type *type, const char *name,
                      eng_buf *out, int *state)
 {
-    if (w->mode == W_TYPES || w->quiet) { /* inside a collection literal it is refused next */
-        if (w->record && !w->quiet)
+    if (w->mode == W_TYPES) {
+        if (w->record)
             w->record(w->rctx, t, type, name);
         *state = STATE_UNKNOWN;
         return 0;
@@ -542,7 +529,11 @@ static int check_collection(walk *w, const cql_term *t, const eng_type *type, co
     return 0;
 }
 
-/* The prepare loop: each element prepared, then refused if it holds a marker. */
+/*
+ * Each element prepared for the element type (a marker there is typed and
+ * named as Lists/Sets.valueSpecOf and Maps.keySpecOf/valueSpecOf name it:
+ * value(l), key(m), value(m); the literal is then a DelayedValue).
+ */
 static int collection_elements(walk *w, const cql_term *t, const eng_type *type, const char *name,
                                eng_buf *body, int *st, int depth)
 {
@@ -551,8 +542,6 @@ static int collection_elements(walk *w, const cql_term *t, const eng_type *type,
     eng_buf_printf(&vname, "value(%s)", name);
     eng_buf_printf(&kname, "key(%s)", name);
     const char *vn = eng_buf_cstr(&vname), *kn = eng_buf_cstr(&kname);
-    int quiet = w->quiet;
-    w->quiet = 1;
     for (int i = 0; i < t->n_items && !rc; i++) {
         int key = map && i % 2 == 0;
         size_t at = body->len;
@@ -561,14 +550,7 @@ static int collection_elements(walk *w, const cql_term *t, const eng_type *type,
                        depth + 1);
         if (!rc && !body->oom)
             eng_put_be32(body->p + at, (uint32_t)(body->len - at - 4));
-        if (!rc && !key &&
-            (contains_marker(t->items[i], 0) || (map && contains_marker(t->items[i - 1], 0))))
-            rc = eng_invalidf(w->err,
-                         "Invalid %s literal for %s: bind variables are not supported inside "
-                         "collection literals",
-                         noun_of(type->kind), name);
     }
-    w->quiet = quiet;
     if (!rc && (!vn || !kn || body->oom))
         rc = nomem(w->err);
     eng_buf_free(&vname);

@@ -12,10 +12,9 @@
  *   INTEGER to every number type, date, time, timestamp and duration; a
  *   FLOAT to float, double and decimal; HEX only to blob. Otherwise:
  *   `Invalid INTEGER constant (0) for "k" of type text`.
- * - Bind markers are refused anywhere inside a list, set or map literal
- *   (`Invalid list literal for l: bind variables are not supported inside
- *   collection literals`), allowed in tuple and UDT literals, where they are
- *   named `t[0]` and `u.field`.
+ * - Bind markers are taken inside list, set, map, tuple and UDT literals,
+ *   typed as the element and named `value(l)`, `key(m)` / `value(m)`,
+ *   `t[0]` and `u.field`.
  * - `{}` is an empty set literal that a map also accepts.
  * - A null element of a collection is refused, an unset element (from a
  *   function) makes the whole list/set unset, an unset map key is refused.
@@ -70,10 +69,11 @@ int cql_term_value(const cql_term *t, const eng_type *type, const char *receiver
 /*
  * Prepare-time walk of a term that will be assigned to `type`: reports each
  * bind marker with the type and name Cassandra gives it (facts §2.6: the
- * receiver's name; `t[i]` in a tuple literal, `u.f` in a UDT literal; a
+ * receiver's name; `t[i]` in a tuple literal, `u.f` in a UDT literal,
+ * `value(l)`, `key(m)`, `value(m)` in collection literals; a
  * marker inside a type hint gets the receiver) and fails on whatever
  * Cassandra refuses at prepare time: constants not assignable or not
- * parsable, literal shape errors, markers inside collection literals.
+ * parsable, literal shape errors.
  * Markers inside function calls are left to the function layer. `name`
  * passed to record is only valid during the call.
  */

@@ -962,8 +962,8 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
         return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
     eng_val *json = NULL;
     int rc = eval_json(x, m, &json);
-    if (!rc)
-        rc = cql_restrict_key_values(x, r, t->n_pk + r->n_ck_eq, json, kv);
+    if (!rc) /* with ck_tuples the clustering comes from the groups, below */
+        rc = cql_restrict_key_values(x, r, t->n_pk + (r->ck_tuples ? 0 : r->n_ck_eq), json, kv);
     int64_t ts;
     int32_t ttl;
     eng_cell_op *ops = NULL;
@@ -992,10 +992,29 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
     int clustering_rows = !m->static_only && !m->delete_partition &&
                           (is_range || n_regular || m->insert_marker || m->delete_row);
     uint32_t n_parts, n_rows;
-    if ((rc = cql_restrict_write_count(x, r, kv, clustering_rows, &n_parts, &n_rows)))
+    const eng_slice *ck_slices = NULL; /* ck_tuples: a full clustering or a range each */
+    if (r->ck_tuples) {
+        if ((rc = cql_restrict_write_count(x, r, kv, 0, &n_parts, &n_rows)))
+            return rc;
+        if (clustering_rows) {
+            eng_query q;
+            eng_val *mixed_lo = NULL, *mixed_hi = NULL; /* refused at prepare for writes */
+            memset(&q, 0, sizeof q);
+            rc = cql_restrict_clustering_slices(x, r, &q, &mixed_lo, &mixed_hi);
+            if (rc < 0 || rc > 1)
+                return rc;
+            ck_slices = q.slices;
+            n_rows = rc ? 0 : q.n_slices;
+            if ((uint64_t)n_parts * n_rows > CQL_MAX_IN_COMBINATIONS)
+                return eng_errorf(x->err, ENG_E_INVALID, "Too many IN combinations (%llu)",
+                                  (unsigned long long)n_parts * n_rows);
+        }
+    } else if ((rc = cql_restrict_write_count(x, r, kv, clustering_rows, &n_parts, &n_rows))) {
         return rc;
+    }
     cql_slice_bounds bounds;
-    if (is_range && n_parts && n_rows && (rc = cql_restrict_slice_bounds(x, r, &bounds)))
+    if (is_range && n_parts && n_rows && !ck_slices &&
+        (rc = cql_restrict_slice_bounds(x, r, &bounds)))
         return rc;
     for (uint32_t p = 0; p < n_parts; p++) {
         eng_val *pk = eng_arena_alloc(&x->arena, (size_t)t->n_pk * sizeof *pk);
@@ -1013,10 +1032,16 @@ static int build_mutations(cql_exec *x, const mod_plan *m, mut_list *out)
             rm->ops = split;
         }
         for (uint32_t row = 0; row < n_rows; row++) {
-            eng_val *ck = eng_arena_alloc(&x->arena, (size_t)(t->n_ck + 1) * sizeof *ck);
+            if (ck_slices && is_range) {
+                range[mu.n_range_dels++] = ck_slices[row];
+                continue;
+            }
+            eng_val *ck = ck_slices ? (eng_val *)ck_slices[row].start.vals
+                                    : eng_arena_alloc(&x->arena, (size_t)(t->n_ck + 1) * sizeof *ck);
             if (!ck)
                 return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
-            cql_restrict_combination(kv, t->n_pk, r->n_ck_eq, row, ck);
+            if (!ck_slices)
+                cql_restrict_combination(kv, t->n_pk, r->n_ck_eq, row, ck);
             if (is_range) {
                 if ((rc = cql_restrict_slice(x, r, ck, &bounds, &range[mu.n_range_dels++])))
                     return rc;
@@ -1218,7 +1243,8 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
         return 0;
     const eng_table *t = m->t;
     int n_keys = t->n_pk + t->n_ck;
-    int n_named = t->n_pk + m->r.n_ck_eq;
+    /* ck_tuples: the clustering from the groups (one row: check_cas_keys refused IN) */
+    int n_named = t->n_pk + (m->r.ck_tuples ? 0 : m->r.n_ck_eq);
     cql_key_values *kv = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *kv);
     eng_val *key = eng_arena_alloc(&x->arena, (size_t)(n_keys + 1) * sizeof *key);
     if (!kv || !key)
@@ -1230,6 +1256,20 @@ static int cas_add_statement(cql_exec *x, cas_builder *b, const mod_plan *m)
     if (rc)
         return rc;
     cql_restrict_combination(kv, 0, n_named, 0, key);
+    if (m->r.ck_tuples && !m->static_only && m->r.n_ck_eq == t->n_ck) {
+        eng_query q;
+        eng_val *mixed_lo = NULL, *mixed_hi = NULL;
+        memset(&q, 0, sizeof q);
+        rc = cql_restrict_clustering_slices(x, &m->r, &q, &mixed_lo, &mixed_hi);
+        if (rc == 1 || (!rc && q.n_slices != 1))
+            return eng_errorf(x->err, ENG_E_INVALID,
+                              "IN on the clustering key columns is not supported with "
+                              "conditional %s",
+                              m->stmt->kind == CQL_S_UPDATE ? "updates" : "deletions");
+        if (rc)
+            return rc;
+        memcpy(key + t->n_pk, q.slices[0].start.vals, (size_t)t->n_ck * sizeof *key);
+    }
     if (!b->pk)
         b->pk = key;
     eng_condition *conds = NULL;

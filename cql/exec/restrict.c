@@ -8,7 +8,7 @@
  * A restriction set has the statement kind, and the rules that differ ask
  * it, as Cassandra's StatementType does: allowPartitionKeyRanges (token(),
  * slices on the partition key: SELECT), allowNonPrimaryKeyInWhereClause
- * (filtering, CONTAINS, multi-column relations: SELECT) and
+ * (filtering, CONTAINS: SELECT) and
  * allowClusteringColumnSlices (SELECT, DELETE).
  *
  * Analysis works on one relation at a time, as Relation.toRestriction and
@@ -21,7 +21,7 @@
  * Where cassette still answers otherwise than Cassandra, the difference is
  * kept and marked "(cassette)": changing an answer is a change of behaviour
  * of its own. The general one: a relation the statement kind does not take
- * (token(), multi-column, another column, a slice) is refused as it comes,
+ * (token(), another column, a slice) is refused as it comes,
  * where Cassandra first merges every relation and refuses later.
  */
 #include <stdio.h>
@@ -32,9 +32,7 @@
 #include "cql/exec/restrict.h"
 #include "engine/value/token.h"
 
-/* Partition keys, clustering prefixes or rows one statement may name through IN lists
-   (cassette's bound on the cartesian product MultiCBuilder would build). */
-#define MAX_IN_COMBINATIONS 65536
+#define MAX_IN_COMBINATIONS CQL_MAX_IN_COMBINATIONS
 
 static const eng_type bigint_type = {.kind = ENG_BIGINT};
 
@@ -571,6 +569,12 @@ static int add_multi(restrict_ctx *x, const cql_relation *rel)
             g.hi_incl = rel->op == CQL_OP_LE;
         }
         rc = bind_tuple(a, t, first, n, v, tt, name);
+        if (!rc && r->kind == CQL_S_UPDATE)
+            /* StatementType.allowClusteringColumnSlices: SELECT and DELETE */
+            return eng_errorf(a->err, ENG_E_INVALID,
+                              "Slice restrictions are not supported on the clustering columns in "
+                              "%s statements",
+                              kind_name(r->kind));
     } else {
         return eng_errorf(a->err, ENG_E_INVALID, "Unsupported operator in a multi-column relation");
     }
@@ -729,15 +733,8 @@ static int add_relation(restrict_ctx *x, const cql_relation *rel)
         if (col)
             return eng_errorf(a->err, ENG_E_INVALID, "Unsupported restriction: %s IS NOT NULL", col);
     }
-    if (rel->kind == CQL_REL_MULTI) {
-        /* (cassette) UPDATE and DELETE take (c1, c2) = (v1, v2) only, a tuple of values */
-        if (!select && (rel->op != CQL_OP_EQ || rel->values[0]->kind != CQL_T_TUPLE))
-            return eng_errorf(a->err, ENG_E_INVALID,
-                              "Multi-column relations other than (c1, c2) = (v1, v2) are not "
-                              "supported in %s statements",
-                              kind_name(r->kind));
+    if (rel->kind == CQL_REL_MULTI)
         return add_multi(x, rel);
-    }
     if (rel->op == CQL_OP_NE)
         return relation_error(a, "Unsupported \"!=\" relation: ", rel);
     int col;
@@ -985,9 +982,13 @@ static int process_clustering(restrict_ctx *x)
                 }
                 r->n_multi_eq++;
             } else {
-                if (!select) /* refused by add_relation already */
-                    return eng_errorf(x->a->err, ENG_E_INVALID,
-                                      "Multi-column IN is not supported here");
+                /* a tuple IN, or a tuple given by a marker: writes take the rows from the
+                   groups; keys[] only tells whether there is an IN */
+                for (int c = 0; c < g->n; c++) {
+                    r->keys[g->first + c].n = g->n_vals;
+                    r->keys[g->first + c].in_marker = g->in_marker;
+                }
+                r->ck_tuples = !select;
                 r->n_multi_eq++;
             }
             continue;
@@ -1001,10 +1002,7 @@ static int process_clustering(restrict_ctx *x)
             k->hi_incl = g->hi_incl;
             continue;
         }
-        if (!select)
-            return eng_errorf(x->a->err, ENG_E_INVALID,
-                              "Multi-column slices are not supported in %s statements",
-                              kind_name(r->kind));
+        r->ck_tuples = !select;
         r->multi_first = g->first;
         r->multi_n = g->n;
         r->multi_lo = g->lo;
@@ -1016,6 +1014,13 @@ static int process_clustering(restrict_ctx *x)
         for (int c = 1; c < g->n; c++)
             if (t->cols[g->first + c].desc != t->cols[g->first].desc)
                 r->multi_mixed = 1;
+        if (r->multi_mixed && !select)
+            /* (cassette) Cassandra deletes the ranges such a bound makes (one more at each
+               change of direction) */
+            return eng_errorf(x->a->err, ENG_E_INVALID,
+                              "Multi-column slices on clustering columns of different orders are "
+                              "not supported in %s statements",
+                              kind_name(r->kind));
     }
     if (select && !r->has_pk && r->n_groups)
         x->needs_filtering = 1;

@@ -8,8 +8,9 @@
  *
  * Cassandra checks one WHERE clause with one class whose rules depend on
  * the statement kind (StatementType): only SELECT takes token() relations,
- * multi-column relations, partition key ranges and restrictions on other
- * columns (filtering, CONTAINS); SELECT and DELETE take clustering slices;
+ * partition key ranges and restrictions on other columns (filtering,
+ * CONTAINS); SELECT and DELETE take clustering slices, single or
+ * multi-column;
  * UPDATE and INSERT name whole rows. The restriction set carries its kind
  * and every rule below asks it. INSERT has no WHERE clause, but its key
  * values are restrictions too (UpdateStatement.ParsedInsert turns them into
@@ -99,7 +100,15 @@ typedef struct cql_restrictions {
     int multi_lo_n, multi_hi_n;
     int multi_lo_incl, multi_hi_incl;
     int multi_mixed;        /* the columns' directions differ: rows are checked one by one */
+    /* UPDATE, DELETE: the clustering rows or ranges come from the groups
+       (cql_restrict_clustering_slices), not from keys[]: a tuple IN, a tuple
+       given by a marker, a tuple slice */
+    int ck_tuples;
 } cql_restrictions;
+
+/* Partition keys, clustering prefixes or rows one statement may name through IN lists
+   (cassette's bound on the cartesian product MultiCBuilder would build). */
+#define CQL_MAX_IN_COMBINATIONS 65536
 
 /* ---- analysis (prepare) ---- */
 
@@ -181,7 +190,9 @@ int cql_restrict_token_range(cql_exec *x, const cql_restrictions *r, eng_query *
 int cql_restrict_keys_in_token_range(cql_exec *x, const cql_restrictions *r, eng_query *q,
                                      int *empty);
 /*
- * SELECT: the clustering slices a query reads (none: all rows); 1 (no error)
+ * SELECT (and UPDATE, DELETE with ck_tuples: the rows, each a slice of one
+ * full clustering, or the range deletions): the clustering slices a query
+ * reads (none: all rows); 1 (no error)
  * when no row can match. With multi-column bounds on columns of different
  * directions, *mixed_lo / *mixed_hi get the tuple bounds each row is then
  * compared with.

@@ -480,25 +480,58 @@ TEST(list_element_of_wrong_kind_names_value_and_element_type)
     done();
 }
 
-TEST(bind_marker_inside_collection_literal_is_refused)
+/* Lists/Sets/Maps.Literal with markers: each marker takes the element type and is named
+   value(l), value(s), key(m), value(m) (Lists.valueSpecOf, Sets.valueSpecOf,
+   Maps.keySpecOf / valueSpecOf). */
+TEST(bind_marker_inside_collection_literal_is_named_after_the_element)
 {
-    const char *want = "Invalid list literal for l: bind variables are not supported inside "
-                       "collection literals";
-    ASSERT_VAL_ERR(LIST(2, INT("1"), marker(0)), list_of(ENG_INT), "l", want);
     rec r = {0};
     eng_err_clear(&err);
-    ASSERT_EQ(cql_term_bind_types(LIST(1, marker(0)), list_of(ENG_INT), "l", record, &r, &err),
-              ENG_E_INVALID);
-    ASSERT_STR_EQ(err.msg, want);
-    ASSERT_EQ(r.n, 0);
+    ASSERT_OK_ERR(cql_term_bind_types(LIST(2, INT("1"), marker(0)), list_of(ENG_INT), "l", record,
+                                      &r, &err),
+                  &err);
+    ASSERT_OK_ERR(cql_term_bind_types(SET(1, marker(1)), set_of(ENG_TEXT), "s", record, &r, &err),
+                  &err);
+    ASSERT_OK_ERR(cql_term_bind_types(MAP(1, marker(2), marker(3)), map_of(ENG_TEXT, ENG_INT), "m",
+                                      record, &r, &err),
+                  &err);
+    ASSERT_EQ(r.n, 4);
+    ASSERT_STR_EQ(r.name[0], "value(l)");
+    ASSERT_EQ(r.kind[0], ENG_INT);
+    ASSERT_STR_EQ(r.name[1], "value(s)");
+    ASSERT_EQ(r.kind[1], ENG_TEXT);
+    ASSERT_STR_EQ(r.name[2], "key(m)");
+    ASSERT_EQ(r.kind[2], ENG_TEXT);
+    ASSERT_STR_EQ(r.name[3], "value(m)");
+    ASSERT_EQ(r.kind[3], ENG_INT);
     done();
 }
 
-TEST(bind_marker_in_map_literal_value_is_refused_too)
+/* Lists/Sets/Maps.DelayedValue.bind: the bound elements make the value; null is refused, an
+   unset element makes the collection unset, an unset map key is refused. */
+TEST(bind_marker_inside_collection_literal_takes_the_bound_element)
 {
-    ASSERT_VAL_ERR(MAP(1, STR("a"), marker(0)), map_of(ENG_TEXT, ENG_INT), "m",
-                   "Invalid map literal for m: bind variables are not supported inside collection "
-                   "literals");
+    eng_val binds[2] = {{(const uint8_t *)"\0\0\0\2", 4}, {NULL, ENG_UNSET}};
+    cql_term_env env = {binds, 2, NULL, NULL};
+    ASSERT_OK_ERR(val_env(LIST(2, INT("1"), marker(0)), list_of(ENG_INT), "l", &env), &err);
+    ASSERT_EQ(state, CQL_VALUE);
+    ASSERT_STR_EQ(hexbuf, "00000002"
+                          "0000000400000001"
+                          "0000000400000002");
+    ASSERT_OK_ERR(val_env(SET(2, marker(0), INT("1")), set_of(ENG_INT), "s", &env), &err);
+    ASSERT_STR_EQ(hexbuf, "00000002"
+                          "0000000400000001"
+                          "0000000400000002");
+    ASSERT_OK_ERR(val_env(LIST(2, INT("1"), marker(1)), list_of(ENG_INT), "l", &env), &err);
+    ASSERT_EQ(state, CQL_VALUE_UNSET);
+    ASSERT_EQ(val_env(MAP(1, marker(1), INT("1")), map_of(ENG_INT, ENG_INT), "m", &env),
+              ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "unset value is not supported for map keys");
+    eng_val nul[1] = {{NULL, ENG_NULL}};
+    cql_term_env env_null = {nul, 1, NULL, NULL};
+    ASSERT_EQ(val_env(MAP(1, STR("a"), marker(0)), map_of(ENG_TEXT, ENG_INT), "m", &env_null),
+              ENG_E_INVALID);
+    ASSERT_STR_EQ(err.msg, "null is not supported inside collections");
     done();
 }
 

@@ -2827,19 +2827,10 @@ static void list_is(CassSession *s, const char *const *want, size_t n)
     cass_result_free(r);
 }
 
-/* Binds a list of n strings to marker 0. */
-static void bind_strings(CassStatement *st, const char *const *items, size_t n)
-{
-    CassCollection *l = cass_collection_new(CASS_COLLECTION_TYPE_LIST, n);
-    for (size_t i = 0; i < n; i++)
-        ASSERT_EQ(cass_collection_append_string(l, items[i]), CASS_OK);
-    ASSERT_EQ(cass_statement_bind_collection(st, 0, l), CASS_OK);
-    cass_collection_free(l);
-}
-
-/* CollectionsTest.testListWithElementsBiggerThan64K (Cassandra 4.1; its markers inside list
-   literals are whole lists here: cassette does not take markers inside collection literals): list elements longer
-   than an unsigned short's range go in, come out, and are set, removed and appended whole. */
+/* CollectionsTest.testListWithElementsBiggerThan64K (Cassandra 4.1), its big elements bound
+   through markers inside list literals (Lists.Literal with markers, a DelayedValue): list
+   elements longer than an unsigned short's range go in, come out, and are set, removed and
+   appended whole. */
 TEST(list_elements_bigger_than_64k_are_written_and_read_whole)
 {
     conn cn;
@@ -2852,8 +2843,8 @@ TEST(list_elements_bigger_than_64k_are_written_and_read_whole)
     memset(x, 'x', n);
     memset(y, 'y', n);
     x[n] = y[n] = '\0';
-    CassStatement *st = cass_statement_new("INSERT INTO ks.big (k, l) VALUES (0, ?)", 1);
-    bind_strings(st, (const char *[]){x, "v2"}, 2);
+    CassStatement *st = cass_statement_new("INSERT INTO ks.big (k, l) VALUES (0, [?, 'v2'])", 1);
+    cass_statement_bind_string(st, 0, x);
     cass_result_free(EXEC(cn.session, st));
     cass_statement_free(st);
     list_is(cn.session, (const char *[]){x, "v2"}, 2);
@@ -2864,18 +2855,18 @@ TEST(list_elements_bigger_than_64k_are_written_and_read_whole)
     cass_result_free(EXEC(cn.session, st));
     cass_statement_free(st);
     list_is(cn.session, (const char *[]){x}, 1);
-    st = cass_statement_new("UPDATE ks.big SET l = ? WHERE k = 0", 1);
-    bind_strings(st, (const char *[]){"v1", x}, 2);
+    st = cass_statement_new("UPDATE ks.big SET l = ['v1', ?] WHERE k = 0", 1);
+    cass_statement_bind_string(st, 0, x);
     cass_result_free(EXEC(cn.session, st));
     cass_statement_free(st);
     list_is(cn.session, (const char *[]){"v1", x}, 2);
-    st = cass_statement_new("UPDATE ks.big SET l = l + ? WHERE k = 0", 1);
-    bind_strings(st, (const char *[]){"v2", y}, 2);
+    st = cass_statement_new("UPDATE ks.big SET l = l + ['v2', ?] WHERE k = 0", 1);
+    cass_statement_bind_string(st, 0, y);
     cass_result_free(EXEC(cn.session, st));
     cass_statement_free(st);
     list_is(cn.session, (const char *[]){"v1", x, "v2", y}, 4);
-    st = cass_statement_new("UPDATE ks.big SET l = l - ? WHERE k = 0", 1);
-    bind_strings(st, (const char *[]){x, "v2"}, 2);
+    st = cass_statement_new("UPDATE ks.big SET l = l - [?, 'v2'] WHERE k = 0", 1);
+    cass_statement_bind_string(st, 0, x);
     cass_result_free(EXEC(cn.session, st));
     cass_statement_free(st);
     list_is(cn.session, (const char *[]){"v1", y}, 2);
@@ -2883,5 +2874,104 @@ TEST(list_elements_bigger_than_64k_are_written_and_read_whole)
     list_is(cn.session, NULL, 0);
     free(x);
     free(y);
+    conn_close(&cn);
+}
+
+/* Parameter i of a prepared statement: its name and its type's kind. */
+static void param_is(const CassPrepared *p, size_t i, const char *name, CassValueType type)
+{
+    const char *got;
+    size_t n;
+    ASSERT_EQ(cass_prepared_parameter_name(p, i, &got, &n), CASS_OK);
+    ASSERT_EQ(n, strlen(name));
+    ASSERT(memcmp(got, name, n) == 0);
+    ASSERT_EQ(cass_data_type_type(cass_prepared_parameter_data_type(p, i)), type);
+}
+
+/* The row of ks.lit as CQL text: "l | s | m" from the values read back. */
+static void lit_row_is(CassSession *s, const char *l0, const char *l1, const char *s0,
+                       const char *s1, const char *mk, int32_t mv)
+{
+    const CassResult *r = QUERY(s, "SELECT l, s, m FROM ks.lit WHERE k = 0");
+    const CassRow *row = cass_result_first_row(r);
+    ASSERT(row);
+    const char *want_l[] = {l0, l1}, *want_s[] = {s0, s1};
+    for (int c = 0; c < 2; c++) {
+        CassIterator *it = cass_iterator_from_collection(cass_row_get_column(row, (size_t)c));
+        ASSERT(it);
+        size_t i = 0;
+        while (cass_iterator_next(it)) {
+            const char *p;
+            size_t len;
+            ASSERT(i < 2);
+            ASSERT_EQ(cass_value_get_string(cass_iterator_get_value(it), &p, &len), CASS_OK);
+            const char *want = c == 0 ? want_l[i] : want_s[i];
+            ASSERT_EQ(len, strlen(want));
+            ASSERT(memcmp(p, want, len) == 0);
+            i++;
+        }
+        ASSERT_EQ(i, 2);
+        cass_iterator_free(it);
+    }
+    CassIterator *it = cass_iterator_from_map(cass_row_get_column(row, 2));
+    ASSERT(it);
+    ASSERT(cass_iterator_next(it));
+    const char *p;
+    size_t len;
+    int32_t v;
+    ASSERT_EQ(cass_value_get_string(cass_iterator_get_map_key(it), &p, &len), CASS_OK);
+    ASSERT(len == strlen(mk) && memcmp(p, mk, len) == 0);
+    ASSERT_EQ(cass_value_get_int32(cass_iterator_get_map_value(it), &v), CASS_OK);
+    ASSERT_EQ(v, mv);
+    ASSERT(!cass_iterator_next(it));
+    cass_iterator_free(it);
+    cass_result_free(r);
+}
+
+/* Lists/Sets/Maps.Literal with bind markers (a DelayedValue, Cassandra 4.1): each marker
+   takes the element type and is named value(l), value(s), key(m), value(m)
+   (Lists.valueSpecOf, Sets.valueSpecOf, Maps.keySpecOf / valueSpecOf); the literal is then
+   built from the bound values, as a simple statement and as a prepared one. */
+TEST(markers_inside_collection_literals_are_bound_per_element)
+{
+    conn cn;
+    MEMORY_CONNECT(&cn);
+    RUN(cn.session, KS_CQL);
+    RUN(cn.session, "CREATE TABLE ks.lit (k int PRIMARY KEY, l list<text>, s set<text>, "
+                    "m map<text, int>)");
+    CassStatement *st = cass_statement_new(
+        "INSERT INTO ks.lit (k, l, s, m) VALUES (0, ['v1', ?], {?, 'a'}, {'k': ?})", 3);
+    ASSERT_EQ(cass_statement_bind_string(st, 0, "v2"), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_string(st, 1, "b"), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_int32(st, 2, 7), CASS_OK);
+    cass_result_free(EXEC(cn.session, st));
+    cass_statement_free(st);
+    lit_row_is(cn.session, "v1", "v2", "a", "b", "k", 7);
+
+    const CassPrepared *p = PREPARE(
+        cn.session, "UPDATE ks.lit SET l = [?, 'w2'], s = {'c', ?}, m = {?: ?} WHERE k = 0");
+    param_is(p, 0, "value(l)", CASS_VALUE_TYPE_VARCHAR);
+    param_is(p, 1, "value(s)", CASS_VALUE_TYPE_VARCHAR);
+    param_is(p, 2, "key(m)", CASS_VALUE_TYPE_VARCHAR);
+    param_is(p, 3, "value(m)", CASS_VALUE_TYPE_INT);
+    st = cass_prepared_bind(p);
+    ASSERT_EQ(cass_statement_bind_string(st, 0, "w1"), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_string(st, 1, "a"), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_string(st, 2, "x"), CASS_OK);
+    ASSERT_EQ(cass_statement_bind_int32(st, 3, 9), CASS_OK);
+    cass_result_free(EXEC(cn.session, st));
+    cass_statement_free(st);
+    cass_prepared_free(p);
+    lit_row_is(cn.session, "w1", "w2", "a", "c", "x", 9);
+
+    /* Lists.DelayedValue.bind: a null element is refused */
+    st = cass_statement_new("UPDATE ks.lit SET l = ['v1', ?] WHERE k = 0", 1);
+    ASSERT_EQ(cass_statement_bind_null(st, 0), CASS_OK);
+    CassFuture *f = cass_session_execute(cn.session, st);
+    ASSERT_EQ(cass_future_error_code(f), CASS_ERROR_SERVER_INVALID_QUERY);
+    char msg[256];
+    ASSERT_STR_EQ(future_message(f, msg, sizeof msg), "null is not supported inside collections");
+    cass_future_free(f);
+    cass_statement_free(st);
     conn_close(&cn);
 }
