@@ -69,7 +69,8 @@ TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 TSAN_TEST_SRC = $(sort $(wildcard tests/concurrency/test_*.c) tests/driver/test_cluster.c \
                        $(shell grep -l pthread_create $(TEST_SRC) /dev/null))
 TSAN_TEST_BIN = $(TSAN_TEST_SRC:%.c=$(B)/%)
-TEST_SCRIPTS = tests/install/run.sh tests/cql/run.sh tests/cql/remote.sh tests/server/run.sh \
+TEST_SCRIPTS = tests/install/run.sh tests/shell/run.sh tests/cql/run.sh tests/cql/remote.sh \
+               tests/server/run.sh \
                tests/server/gocql/run.sh
 HARNESS    = $(B)/tests/harness.o $(B)/tests/render_cqlsh.o $(B)/tests/driver/remote_harness.o
 

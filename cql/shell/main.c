@@ -407,6 +407,8 @@ static void help(void)
           "Runs CQL statements against the cassette database in directory DB (created\n"
           "if missing) and prints what cqlsh prints for them: SELECT results as tables,\n"
           "conditional statements as their [applied] table, nothing for the others.\n"
+          "DB may also be memory: (a temporary database, gone at exit), file:DIR, or\n"
+          "cql://host[:port] (a Cassandra node or a cassette serve).\n"
           "\n"
           "  -e, --execute STATEMENTS  run the statements (separated by ';') and exit\n"
           "  -f, --file FILE           run the statements in FILE and exit\n"
@@ -530,14 +532,17 @@ static int load_script(const options *opt, script *sc, eng_buf *text)
 
 /*
  * Connects a session to the database directory: the driver opens it (creating
- * it if missing) with the durability CASSETTE_DURABILITY names. DB given as
- * cql://host[:port] is a server, reached over the native protocol (the
- * driver's remote backend). Returns 0, or the exit status after a message.
+ * it if missing) with the durability CASSETTE_DURABILITY names. DB written as
+ * the driver's contact points are taken as they are: cql://host[:port] is a
+ * server, reached over the native protocol (the driver's remote backend);
+ * memory: a temporary database, gone when the shell exits; file:DIR a
+ * directory. Returns 0, or the exit status after a message.
  */
 static int open_session(const options *opt, shell *sh)
 {
     eng_buf contact = ENG_BUF_INIT;
-    if (strncmp(opt->db, "cql://", 6) != 0)
+    if (strncmp(opt->db, "cql://", 6) && strncmp(opt->db, "memory:", 7) &&
+        strncmp(opt->db, "file:", 5))
         eng_buf_put_str(&contact, "file:");
     eng_buf_put_str(&contact, opt->db);
     sh->cluster = cass_cluster_new();
