@@ -5,8 +5,9 @@
  * type is the wider operand as OperationFcts.returnType decides: the larger
  * fixed size, floating point if either side is, varint and decimal
  * unbounded) and evaluates them as the Java types do: integers wrap,
- * floats follow IEEE, varint and decimal are exact (decimal rounded to 34
- * digits, MathContext.DECIMAL128). Failures carry Cassandra's text "the
+ * floats follow IEEE, varint and decimal are exact (decimal division as 4.1's
+ * DecimalType.divide: at least 32 decimals, HALF_UP, trailing zeros
+ * stripped). Failures carry Cassandra's text "the
  * operation 'int / int' failed: / by zero" (code 0x1400).
  *
  * varint and decimal values are computed in 128 bits: an operand or result
@@ -203,20 +204,6 @@ static i128 pow10_128(int k)
     return p;
 }
 
-/* Rounds to 34 significant digits, half even (MathContext.DECIMAL128). */
-static void round34(i128 *u, int32_t *scale)
-{
-    while (digits(*u) > 34) {
-        int k = digits(*u) - 34;
-        i128 p = pow10_128(k), q = *u / p, r = *u % p;
-        i128 ar = r < 0 ? -r : r, half = p / 2;
-        if (ar > half || (ar == half && (q % 2 != 0)))
-            q += *u < 0 ? -1 : 1;
-        *u = q;
-        *scale -= k;
-    }
-}
-
 /* The BigDecimal of an operand: varint and decimal as they are, the others through their
    double (DecimalType.toBigDecimal: BigDecimal.valueOf(number.doubleValue())). */
 static int to_decimal(int k, const num *n, num *out, const char **why, eng_err *err)
@@ -257,8 +244,9 @@ static int align(num *a, num *b, eng_err *err)
     return 0;
 }
 
-/* BigDecimal.divide(y, DECIMAL128): exact quotients at the scale nearest the preferred one
-   (x.scale - y.scale), others rounded to 34 digits. */
+/* DecimalType.divide (4.1): x.divide(y, scale, HALF_UP).stripTrailingZeros(), the scale
+   being 32 - (the quotient's first digit position), at least 32 and the operands' scales,
+   at most 1000. Digits come by long division, so no intermediate grows past the quotient. */
 static int decimal_divide(const num *x, const num *y, num *q, eng_err *err)
 {
     unsigned __int128 n = x->u < 0 ? -(unsigned __int128)x->u : (unsigned __int128)x->u;
@@ -266,47 +254,53 @@ static int decimal_divide(const num *x, const num *y, num *q, eng_err *err)
     if (d > ((unsigned __int128)1 << 120))
         return too_big(err);
     int neg = (x->u < 0) != (y->u < 0);
-    unsigned __int128 ip = n / d, r = n % d;
-    i128 u = (i128)ip;
-    int32_t scale = x->scale - y->scale;
-    /* fraction digits while not exact, up to 35 significant digits (and a sticky remainder) */
-    while (r && (u == 0 || digits(u) < 36)) {
-        if (u > (i128)(((unsigned __int128)1 << 123)))
-            break;
-        r *= 10;
-        u = u * 10 + (i128)(r / d);
-        r %= d;
-        scale++;
-    }
-    if (r || digits(u) > 34) {
-        /* inexact (or too long): round half even on the digits past the 34th, counting the
-           remainder as below the last one */
-        while (digits(u) > 34) {
-            int k = digits(u) - 34;
-            i128 p = pow10_128(k), qq = u / p, rr = u % p, half = p / 2;
-            if (rr > half || (rr == half && (r || qq % 2 != 0)))
-                qq++;
-            r = r || rr;
-            u = qq;
-            scale -= k;
+    int64_t first = ((int64_t)digits(x->u) - x->scale) - ((int64_t)digits(y->u) - y->scale);
+    int64_t s = 32 - first;
+    if (s < x->scale)
+        s = x->scale;
+    if (s < y->scale)
+        s = y->scale;
+    if (s < 32)
+        s = 32;
+    if (s > 1000)
+        s = 1000;
+    /* the quotient's unscaled value: n * 10^e / d, e = s + y.scale - x.scale */
+    int64_t e = s + (int64_t)y->scale - x->scale;
+    unsigned __int128 u = n / d, r = n % d;
+    int up = 0;
+    if (e >= 0) {
+        for (int64_t i = 0; i < e; i++) {
+            if (u > ((unsigned __int128)1 << 122))
+                return too_big(err);
+            r *= 10;
+            u = u * 10 + r / d;
+            r %= d;
         }
-        if (!r) {
-            int32_t pref = x->scale - y->scale;
-            while (scale > pref && u % 10 == 0) {
-                u /= 10;
-                scale--;
-            }
-        }
+        up = r && r >= d - r; /* HALF_UP: 2r >= d */
     } else {
-        int32_t pref = x->scale - y->scale;
-        while (scale > pref && u != 0 && u % 10 == 0) {
-            u /= 10;
-            scale--;
+        /* drop -e digits of the integral quotient, the remainder counting as sticky */
+        int64_t k = -e;
+        if (k > 38) {
+            u = 0;
+        } else {
+            unsigned __int128 p = (unsigned __int128)pow10_128((int)k), rr = u % p;
+            u /= p;
+            up = rr >= p / 2;
         }
-        if (u == 0)
-            scale = pref < scale ? (pref > x->scale - y->scale ? pref : pref) : scale;
     }
-    q->u = neg ? -u : u;
+    if (up)
+        u++;
+    i128 v = (i128)u;
+    int32_t scale = (int32_t)s;
+    while (v != 0 && v % 10 == 0) {
+        v /= 10;
+        scale--;
+    }
+    if (v == 0)
+        scale = 0;
+    if (digits(v) > 38)
+        return too_big(err);
+    q->u = neg ? -v : v;
     q->scale = scale;
     return 0;
 }
@@ -318,22 +312,20 @@ static int decimal_remainder(const num *x, const num *y, num *out, eng_err *err)
     if (align(&a, &b, err))
         return err->code;
     i128 iq = a.u / b.u; /* truncated integral quotient */
-    int32_t qs = x->scale - y->scale;
-    if (qs < 0) {
-        while (qs < 0 && iq % 10 == 0 && iq != 0) {
-            iq /= 10;
-            qs++;
-        }
-        if (iq == 0)
-            qs = x->scale - y->scale;
-        else if (qs < 0) {
-            for (; qs < 0; qs++)
-                iq *= 10;
-        }
-    } else {
-        for (int i = 0; i < qs; i++)
+    /* divideToIntegralValue's scale: the preferred x.scale - y.scale, trailing zeros of the
+       integer stripped down to it when it is negative */
+    int32_t pref = x->scale - y->scale, qs = 0;
+    if (iq == 0) {
+        qs = pref;
+    } else if (pref > 0) {
+        for (qs = 0; qs < pref; qs++)
             if (__builtin_mul_overflow(iq, (i128)10, &iq))
                 return too_big(err);
+    } else {
+        while (qs > pref && iq % 10 == 0) {
+            iq /= 10;
+            qs--;
+        }
     }
     num prod = {.u = 0, .scale = qs + y->scale};
     if (__builtin_mul_overflow(iq, y->u, &prod.u))
@@ -343,7 +335,6 @@ static int decimal_remainder(const num *x, const num *y, num *out, eng_err *err)
         return err->code;
     out->u = l.u - prod.u;
     out->scale = l.scale;
-    round34(&out->u, &out->scale);
     return 0;
 }
 
@@ -471,17 +462,19 @@ static int numeric(int op, int lk, const num *l, int rk, const num *r, int ret, 
                                  : __builtin_sub_overflow(a.u, b.u, &v.u))
                 return too_big(err);
             v.scale = a.scale;
-            round34(&v.u, &v.scale);
             break;
         case CQL_OP_MUL:
             if (__builtin_mul_overflow(a.u, b.u, &v.u))
                 return too_big(err);
             v.scale = a.scale + b.scale;
-            round34(&v.u, &v.scale);
             break;
         default:
-            if (!b.u)
+            if (!b.u && op == CQL_OP_MOD)
                 return failed(err, op, lk, rk, a.u ? "Division by zero" : "Division undefined");
+            if (!b.u) /* BigDecimal.divide(y, scale, HALF_UP): the long path when x * 10^32 fits */
+                return failed(err, op, lk, rk,
+                              a.u == 0 || (a.scale >= 32 + b.scale && digits(a.u) < 19)
+                                  ? "/ by zero" : "BigInteger divide by zero");
             if ((op == CQL_OP_DIV ? decimal_divide(&a, &b, &v, err)
                                   : decimal_remainder(&a, &b, &v, err)))
                 return err->code;

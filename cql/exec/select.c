@@ -486,7 +486,9 @@ static int analyze_hint(cql_analysis *a, const eng_table *t, const cql_term *ter
         sel->type = type;
     }
     if (!rc) {
-        eng_buf_printf(&b, "%s%s", eng_buf_cstr(&tb) ? (char *)tb.p : "", inner_name);
+        int wrap = sel->kind == SEL_OP && sel->cast_to != CQL_OP_NEG; /* (int)((a + b) / c) */
+        eng_buf_printf(&b, wrap ? "%s(%s)" : "%s%s", eng_buf_cstr(&tb) ? (char *)tb.p : "",
+                       inner_name);
         *name = eng_buf_cstr(&b) ? cql_plan_strdup(a->plan, (char *)b.p) : NULL;
         if (!*name)
             rc = eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
@@ -566,7 +568,18 @@ static int analyze_operand(cql_analysis *a, const eng_table *t, const cql_term *
                                                 b.len + 1),
                                state == CQL_VALUE ? (int32_t)b.len : ENG_NULL};
         *name = lit->text;
-        if (!sel->value.p)
+        if (lit != term) { /* (type)1, as TypeCast's text */
+            eng_buf nb = ENG_BUF_INIT;
+            cql_term hint = *term;
+            hint.n_items = 0;
+            cql_term_text(&hint, &nb);
+            eng_buf_printf(&nb, "%s", lit->text ? lit->text : "");
+            *name = eng_buf_cstr(&nb) ? cql_plan_strdup(a->plan, (char *)nb.p) : NULL;
+            eng_buf_free(&nb);
+            if (!*name)
+                rc = eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
+        }
+        if (!rc && !sel->value.p)
             rc = eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
     }
     eng_buf_free(&b);
