@@ -199,6 +199,13 @@ static int resolve_tuple(cql_analysis *a, const cql_typeref *ref, const char *ks
 static int resolve_udt(cql_analysis *a, const cql_typeref *ref, const char *ks, int frozen,
                        eng_type **out)
 {
+    /* CQL3Type.Raw.RawUT.prepare: a type named with another keyspace than the statement's is
+       refused before any lookup, whether or not that keyspace exists (CASSANDRA-6643). */
+    if (ref->ks && ks && strcmp(ref->ks, ks) != 0)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Statement on keyspace %s cannot refer to a user type in keyspace %s; "
+                          "user types can only be used in the keyspace they are defined in",
+                          ks, ref->ks);
     const char *uks = ref->ks ? ref->ks : ks;
     const eng_type *u = uks ? eng_schema_udt(a->schema, uks, ref->name) : NULL;
     if (!u)

@@ -286,18 +286,42 @@ static int field_index(cql_analysis *a, const eng_column *c, const char *field, 
     return eng_errorf(a->err, ENG_E_INVALID, "Unknown field %s for column %s", field, c->name);
 }
 
+/* Operation.SetField.toString: "b.a = 0", the value as written. */
+static int set_field_error(cql_analysis *a, const eng_column *c, const char *field,
+                           const cql_term *value, const char *what)
+{
+    eng_buf v = ENG_BUF_INIT;
+    cql_term_text(value, &v);
+    int rc = eng_errorf(a->err, ENG_E_INVALID, "Invalid operation (%s.%s = %s) for %s column %s",
+                        c->name, field, eng_buf_cstr(&v) ? (char *)v.p : "?", what, c->name);
+    eng_buf_free(&v);
+    return rc;
+}
+
+/*
+ * u.f = v (Operation.SetField) and DELETE u.f (FieldDeletion): the column must be a UDT that
+ * is not frozen, then have the field, checked in that order.
+ */
 static int field_op(cql_analysis *a, mod_plan *m, int col, const char *field, const cql_term *value,
                     int deleting)
 {
     const eng_column *c = &m->t->cols[col];
-    int idx;
-    int rc = field_index(a, c, field, &idx);
-    if (rc)
-        return rc;
-    if (c->type->frozen)
+    int udt = c->type->kind == ENG_UDT;
+    if (deleting && !udt)
         return eng_errorf(a->err, ENG_E_INVALID,
-                          "Invalid operation (%s.%s = ?) for frozen UDT column %s", c->name, field,
-                          c->name);
+                          "Invalid field deletion operation for non-UDT column %s", c->name);
+    if (deleting && c->type->frozen)
+        return eng_errorf(a->err, ENG_E_INVALID,
+                          "Frozen UDT column %s does not support field deletions", c->name);
+    if (!udt || c->type->frozen)
+        return set_field_error(a, c, field, value, udt ? "frozen UDT" : "non-UDT");
+    int idx = -1;
+    for (int i = 0; i < c->type->n_sub && idx < 0; i++)
+        if (!strcmp(c->type->fields[i], field))
+            idx = i;
+    if (idx < 0)
+        return eng_errorf(a->err, ENG_E_INVALID, "UDT column %s does not have a field named %s",
+                          c->name, field);
     uint8_t *key = eng_arena_alloc(&a->plan->arena, sizeof(cql_term) + 2);
     if (!key)
         return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
@@ -491,7 +515,7 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
             return rc;
         snprintf(receiver, sizeof receiver, "value(%s)", column->name);
     } else if (c->field) {
-        int idx;
+        int idx = 0;
         if ((rc = field_index(a, column, c->field, &idx)))
             return rc;
         static const eng_type blob = {.kind = ENG_BLOB};

@@ -1913,7 +1913,8 @@ int cql_exec_select(cql_exec *x)
         return rc;
     int32_t page = sp->aggregate ? 0 : x->opts->page_size;
     if (sp->order_with_in && q.n_keys > 1) {
-        if (page > 0)
+        /* The user's page size, even for aggregates (SelectStatement.execute) */
+        if (x->opts->page_size > 0)
             return eng_errorf(x->err, ENG_E_INVALID,
                               "Cannot page queries with both ORDER BY and a IN restriction on the "
                               "partition key; you must either remove the ORDER BY or the IN and "
