@@ -523,7 +523,7 @@ static int analyze_condition(cql_analysis *a, mod_plan *m, const cql_condition *
         char *hex = cql_plan_zalloc(a, 5);
         if (!kt || !hex)
             return ENG_E_NOMEM;
-        snprintf(hex, 5, "%04x", idx);
+        snprintf(hex, 5, "%04x", (unsigned)(uint16_t)idx); /* a field position: 16 bits */
         kt->kind = CQL_T_HEX;
         kt->text = hex;
         kt->len = 4;
