@@ -578,15 +578,19 @@ static void attempt_send(attempt *a)
         timeout_ms = (c->deadline_us - now + 999) / 1000;
     }
     if (use) {
-        eng_buf q = ENG_BUF_INIT, body = ENG_BUF_INIT;
-        cql_drv_use_query(&q, use, strlen(use));
-        cql_proto_query_params p;
-        cql_proto_query_params_init(&p);
-        cql_proto_put_query(&body, b->version, q.p, q.len, &p);
+        eng_buf body = ENG_BUF_INIT;
+        int oom = cql_remote_put_use(b, use, &body);
         free(use);
+        if (oom) {
+            eng_buf_free(&body);
+            eng_err e;
+            eng_err_clear(&e);
+            eng_errorf(&e, ENG_E_NOMEM, "out of memory sending a request");
+            attempt_failed(a, ENG_E_NOMEM, &e, 0);
+            return;
+        }
         cql_conn_send_timed(a->conn->conn, CQL_PROTO_QUERY, body.p, body.len, timeout_ms, NULL, 0,
                             on_use, a);
-        eng_buf_free(&q);
         eng_buf_free(&body);
         return;
     }
@@ -667,8 +671,6 @@ static call *call_new(cql_backend *b, cql_backend_done done, void *arg, uint64_t
     c->started_us = cql_drv_now_us();
     c->deadline_us = timeout_ms ? c->started_us + timeout_ms * 1000u : 0;
     c->idempotent = idempotent;
-    const CassExecProfile *p =
-        profile && profile->load_balance != CQL_DRV_LB_UNSET ? profile : &b->cluster->routing;
     c->retry = retry ? retry
                : profile && profile->retry_policy ? profile->retry_policy
                                                   : b->cluster->retry_policy;
@@ -679,7 +681,6 @@ static call *call_new(cql_backend *b, cql_backend_done done, void *arg, uint64_t
         c->spec_delay_ms = (uint64_t)sp->spec_delay_ms;
         c->speculates = idempotent && sp->spec_max > 0;
     }
-    (void)p;
     c->consistency = consistency;
     c->coordinator = coordinator;
     return c;
@@ -1033,16 +1034,14 @@ static int remote_schema_rows(cql_backend *b, int table, cql_result **out, eng_e
     const char *q = cql_drv_schema_query(table);
     if (!q)
         return eng_errorf(err, ENG_E_INVALID, "no schema table %d", table);
-    cql_proto_query_params p;
-    cql_proto_query_params_init(&p); /* no page size: every row in one answer */
     eng_buf body = ENG_BUF_INIT;
-    cql_proto_put_query(&body, b->version, (const uint8_t *)q, strlen(q), &p);
+    int oom = cql_remote_put_query(b, q, strlen(q), &body); /* every row in one answer */
     rhost *plan[MAX_PLAN];
     unsigned n = cql_remote_plan(b, NULL, CASS_CONSISTENCY_ONE, NULL, 0, NULL, NULL, 0, plan,
                              MAX_PLAN);
-    int rc = body.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
-                      : eng_errorf(err, CQL_E_NO_HOST, "No host is up");
-    for (unsigned i = 0; !body.oom && i < n; i++) {
+    int rc = oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
+                 : eng_errorf(err, CQL_E_NO_HOST, "No host is up");
+    for (unsigned i = 0; !oom && i < n; i++) {
         rconn *c = cql_remote_pick(b, plan[i]);
         if (!c)
             continue;

@@ -156,6 +156,11 @@ uint64_t cql_remote_reconnect_delay(const CassCluster *c, unsigned attempts);
 
 uint64_t cql_remote_now_ms(void);
 
+/* The body of a QUERY of text[0, len) with default parameters (no values, no paging: every row
+   in one answer), and of `USE "ks"`. 0, or -1 when memory ran out (body then to be freed). */
+int cql_remote_put_query(const cql_backend *b, const char *text, size_t len, eng_buf *body);
+int cql_remote_put_use(const cql_backend *b, const char *ks, eng_buf *body);
+
 /* Sends a request on conn and waits for its outcome (never on conn's own thread). */
 int cql_remote_call_on(cql_conn *conn, uint8_t opcode, const eng_buf *body, cql_result **out,
                    eng_err *err);

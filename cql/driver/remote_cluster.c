@@ -33,12 +33,7 @@
 #define MONITOR_TICK_MS 250 /* the longest the monitor sleeps: dead connections are seen by then */
 #define MAX_EVENTS 64       /* host listener events fired at once */
 
-uint64_t cql_remote_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+uint64_t cql_remote_now_ms(void) { return cql_drv_now_us() / 1000u; }
 
 uint64_t cql_remote_reconnect_delay(const CassCluster *c, unsigned attempts)
 {
@@ -151,15 +146,30 @@ int cql_remote_call_on(cql_conn *conn, uint8_t opcode, const eng_buf *body, cql_
     return w.rc;
 }
 
-/* A query on conn, every row in one answer. */
-static int query_on(cql_backend *b, cql_conn *conn, const char *q, cql_result **out, eng_err *err)
+int cql_remote_put_query(const cql_backend *b, const char *text, size_t len, eng_buf *body)
 {
     cql_proto_query_params p;
     cql_proto_query_params_init(&p);
+    cql_proto_put_query(body, b->version, (const uint8_t *)text, len, &p);
+    return body->oom ? -1 : 0;
+}
+
+int cql_remote_put_use(const cql_backend *b, const char *ks, eng_buf *body)
+{
+    eng_buf q = ENG_BUF_INIT;
+    cql_drv_use_query(&q, ks, strlen(ks));
+    int rc = q.oom ? -1 : cql_remote_put_query(b, (const char *)q.p, q.len, body);
+    eng_buf_free(&q);
+    return rc;
+}
+
+/* A query on conn, every row in one answer. */
+static int query_on(cql_backend *b, cql_conn *conn, const char *q, cql_result **out, eng_err *err)
+{
     eng_buf body = ENG_BUF_INIT;
-    cql_proto_put_query(&body, b->version, (const uint8_t *)q, strlen(q), &p);
-    int rc = body.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
-                      : cql_remote_call_on(conn, CQL_PROTO_QUERY, &body, out, err);
+    int rc = cql_remote_put_query(b, q, strlen(q), &body)
+                 ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
+                 : cql_remote_call_on(conn, CQL_PROTO_QUERY, &body, out, err);
     eng_buf_free(&body);
     if (!rc && (*out)->kind != CQL_RESULT_ROWS) {
         cql_result_free(*out);
@@ -365,21 +375,13 @@ static int conn_open(cql_backend *b, const char *addr, int port, cql_conn_event 
 
 static int use_on(cql_backend *b, cql_conn *conn, const char *ks, eng_err *err)
 {
-    eng_buf q = ENG_BUF_INIT;
-    cql_drv_use_query(&q, ks, strlen(ks));
+    eng_buf body = ENG_BUF_INIT;
     cql_result *r = NULL;
-    int rc = q.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory") : 0;
-    if (!rc) {
-        cql_proto_query_params p;
-        cql_proto_query_params_init(&p);
-        eng_buf body = ENG_BUF_INIT;
-        cql_proto_put_query(&body, b->version, q.p, q.len, &p);
-        rc = body.oom ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
-                      : cql_remote_call_on(conn, CQL_PROTO_QUERY, &body, &r, err);
-        eng_buf_free(&body);
-    }
+    int rc = cql_remote_put_use(b, ks, &body)
+                 ? eng_errorf(err, ENG_E_NOMEM, "out of memory")
+                 : cql_remote_call_on(conn, CQL_PROTO_QUERY, &body, &r, err);
     cql_result_free(r);
-    eng_buf_free(&q);
+    eng_buf_free(&body);
     return rc;
 }
 

@@ -282,8 +282,6 @@ static void record_marker(void *ctx, const cql_term *marker, const eng_type *typ
     cql_bind_marker(c->a, marker, type, c->ks, c->table, name);
 }
 
-int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);
-int cql_fn_result_fits(int want, int have);
 
 int cql_bind_term(cql_analysis *a, const cql_term *term, const eng_type *type, const char *ks,
                   const char *table, const char *receiver)

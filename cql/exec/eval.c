@@ -85,36 +85,6 @@ static int call_from_json(cql_exec *x, const cql_term *fn, const eng_type *want,
     return rc;
 }
 
-/*
- * Whether a value of kind `have` can be read as kind `want` (AbstractType.isValueCompatibleWith,
- * which FunctionCall checks of a function's result): blob reads anything, text reads ascii,
- * uuid reads timeuuid, timestamp and bigint read each other, time reads bigint, date reads int,
- * varint reads int and bigint (and so timestamp).
- */
-static int value_compatible(int want, int have)
-{
-    switch (want) {
-    case ENG_BLOB:
-        return 1;
-    case ENG_TEXT:
-        return have == ENG_TEXT || have == ENG_ASCII;
-    case ENG_UUID:
-        return have == ENG_UUID || have == ENG_TIMEUUID;
-    case ENG_TIMESTAMP:
-    case ENG_TIME:
-        return have == want || have == ENG_BIGINT;
-    case ENG_DATE:
-        return have == ENG_DATE || have == ENG_INT;
-    case ENG_BIGINT:
-        return have == ENG_BIGINT || have == ENG_TIMESTAMP;
-    case ENG_VARINT:
-        return have == ENG_VARINT || have == ENG_INT || have == ENG_BIGINT ||
-               have == ENG_TIMESTAMP;
-    default:
-        return want == have;
-    }
-}
-
 /* An operator call (system._add, ...): operand types picked for the receiver (arith.c). */
 static int call_operator(cql_exec *x, const cql_term *fn, const eng_type *want, eng_buf *out,
                          int *state)
@@ -162,7 +132,7 @@ static int call_function(cql_exec *x, const cql_term *fn, const eng_type *want, 
                           "required but %d provided",
                           f.name, f.n_args, fn->n_items);
     const eng_type *ret = cql_scalar_type(f.ret_kind);
-    if (want && !value_compatible(want->kind, ret->kind)) {
+    if (want && !cql_fn_result_fits(want->kind, ret->kind)) { /* (analysis refuses it first) */
         eng_buf w = ENG_BUF_INIT, r = ENG_BUF_INIT;
         eng_type_to_cql(want, &w);
         eng_type_to_cql(ret, &r);

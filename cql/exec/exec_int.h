@@ -154,6 +154,11 @@ int cql_fn_find(const char *name, int n_args, int arg_kind, cql_fn *out, eng_err
 int cql_fn_resolve_call(const cql_term *fn, cql_fn *out);
 /* Appends f(arg) (arg NULL for no argument); *state as in literal.h. */
 int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out, int *state);
+/* 1 if a function's result of kind `have` may go where kind `want` is expected
+   (AbstractType.isValueCompatibleWith, which FunctionCall checks). */
+int cql_fn_result_fits(int want, int have);
+/* A function call's argument and result types (for bind markers): 0, or -1 when unknown. */
+int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);
 /* The scalar type descriptor of a kind (static), or NULL. */
 const eng_type *cql_scalar_type(int kind);
 /* 1 if CAST from one kind to another is defined (CastFcts). */

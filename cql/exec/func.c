@@ -191,14 +191,12 @@ int cql_fn_apply(cql_exec *x, const cql_fn *f, const eng_val *arg, eng_buf *out,
     return rc;
 }
 
-int cql_fn_result_fits(int want, int have);
-
 /*
  * Whether a function's result of kind `have` can go where kind `want` is
  * expected (AbstractType.isValueCompatibleWith, which FunctionCall.Raw.prepare
  * checks): blob takes anything, text takes ascii, uuid takes timeuuid,
  * timestamp and bigint take each other, time takes bigint, date takes int,
- * varint takes int and bigint (and so timestamp). The rule eval.c applies.
+ * varint takes int and bigint (and so timestamp).
  */
 int cql_fn_result_fits(int want, int have)
 {
@@ -223,8 +221,6 @@ int cql_fn_result_fits(int want, int have)
         return want == have;
     }
 }
-
-int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret);
 
 /* Types of a function call's (single) argument and result, for bind markers. */
 int cql_function_signature(const cql_term *fn, const eng_type **arg, const eng_type **ret)
