@@ -61,7 +61,8 @@ SHELL_OBJ  = $(filter-out $(B)/cql/shell/main.o,$(SHELL_SRC:%.c=$(B)/%.o))
 
 TEST_SRC   = $(sort $(wildcard tests/engine/test_*.c tests/cql/test_*.c tests/driver/test_*.c \
                                 tests/shell/test_*.c tests/concurrency/test_*.c \
-                                tests/corrupt/test_*.c tests/proto/test_*.c))
+                                tests/corrupt/test_*.c tests/proto/test_*.c \
+                                tests/examples/test_*.c))
 TEST_BIN   = $(TEST_SRC:%.c=$(B)/%)
 # The tests that start threads: the concurrency suite, every other test file calling
 # pthread_create, and the remote backend's cluster (its monitor and connection threads).
@@ -89,11 +90,20 @@ else
 FUZZ_LIB  += $(B)/tests/fuzz/replay.o
 endif
 
+# The example applications (examples/APP/, docs/examples.md), on <cassandra.h> alone: every
+# data layer and examples/common go into one archive; examples/APP/cli.c builds the program
+# $(B)/bin/APP and examples/APP/demo.c $(B)/bin/APP-demo. `make install` leaves them out.
+EXAMPLE_LIB_SRC  = $(filter-out %/cli.c %/demo.c,$(sort $(wildcard examples/*/*.c)))
+EXAMPLE_LIB_OBJ  = $(EXAMPLE_LIB_SRC:%.c=$(B)/%.o)
+EXAMPLE_BIN      = $(patsubst examples/%/cli.c,$(B)/bin/%,$(sort $(wildcard examples/*/cli.c))) \
+                   $(patsubst examples/%/demo.c,$(B)/bin/%-demo,$(sort $(wildcard examples/*/demo.c)))
+EXAMPLE_LIBS     = -lsodium -lutil
+
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
 .PHONY: all lib test test-asan test-tsan test-long test-corrupt bench demo deps install uninstall \
-        clean check-layers check-symbols test-run tsan-run fuzz fuzz-run fuzz-seed fuzz-seed-run
+        clean check-layers check-symbols examples test-run tsan-run fuzz fuzz-run fuzz-seed fuzz-seed-run
 
 # The packages come first: a fresh machine needs only `make`.
 all: deps
@@ -127,6 +137,31 @@ $(B)/tests/%: tests/%.c $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) $(B)/libcassette.a $(LDLIBS)
 
+# The example applications' tests link their data layers.
+$(B)/tests/examples/%: tests/examples/%.c $(HARNESS) $(SHELL_OBJ) $(B)/examples/libexamples.a \
+                       $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS) $(SHELL_OBJ) \
+	    $(B)/examples/libexamples.a $(B)/libcassette.a $(LDLIBS) $(EXAMPLE_LIBS)
+
+examples: deps
+	@$(MAKE) --no-print-directory $(EXAMPLE_BIN)
+
+$(B)/examples/libexamples.a: $(EXAMPLE_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/%-demo: examples/%/demo.c $(B)/examples/libexamples.a $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/examples/libexamples.a \
+	    $(B)/libcassette.a $(LDLIBS) $(EXAMPLE_LIBS)
+
+$(B)/bin/%: examples/%/cli.c $(B)/examples/libexamples.a $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/examples/libexamples.a \
+	    $(B)/libcassette.a $(LDLIBS) $(EXAMPLE_LIBS)
+
 # The driver tests' remote mode (CASSETTE_TEST_REMOTE=1), part of the harness.
 $(B)/tests/driver/remote_harness.o: tests/driver/remote_harness.c
 	@mkdir -p $(dir $@)
@@ -151,7 +186,7 @@ deps:
 # Runs the tests of the current MODE; `make test` first makes sure the
 # packages are there, then builds and runs everything. The CQL golden
 # tests (tests/cql/run.sh) run the shell of the same MODE.
-test-run: $(TEST_BIN) $(FUZZ_ALL_BIN) $(B)/cassette check-layers check-symbols
+test-run: $(TEST_BIN) $(FUZZ_ALL_BIN) $(EXAMPLE_BIN) $(B)/cassette check-layers check-symbols
 	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TEST_BIN) $(FUZZ_ALL_BIN) $(TEST_SCRIPTS)
 
 test: deps

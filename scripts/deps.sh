@@ -7,7 +7,7 @@
 #   scripts/deps.sh bench   also the benchmark peers (SQLite)
 #   scripts/deps.sh fuzz    also clang and its libFuzzer and sanitizer runtimes
 set -e
-pkgs="gcc make pkg-config liblmdb-dev libxxhash-dev uuid-dev liblz4-dev libsnappy-dev zlib1g-dev libuv1-dev libssl-dev libcrypt-dev"
+pkgs="gcc make pkg-config liblmdb-dev libxxhash-dev uuid-dev liblz4-dev libsnappy-dev zlib1g-dev libuv1-dev libssl-dev libcrypt-dev libsodium-dev"
 [ "$1" = test ] && pkgs="$pkgs python3 python3-cassandra python3-pytest python3-lz4 python3-snappy golang-go golang-github-gocql-gocql-dev openssl"
 [ "$1" = bench ] && pkgs="$pkgs libsqlite3-dev"
 [ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-14-dev"

@@ -2,7 +2,7 @@
 # Runs every test program given as an argument, prints their output, and ends
 # with one line "N passed, N failed" summing the programs' summary lines
 # (skipped tests, if any, are counted on the line before it).
-# Each tests/driver/ program runs twice: embedded, then remote (CASSETTE_TEST_REMOTE=1:
+# Each tests/driver/ and tests/examples/ program runs twice: embedded, then remote (CASSETTE_TEST_REMOTE=1:
 # tests/driver/remote_harness.c serves every database a test opens by a `cassette serve`,
 # the shell CASSETTE names; its tests are named "[remote] NAME").
 # Exits non-zero if any test failed or any program did not report. Under MODE=tsan a program
@@ -44,7 +44,7 @@ run() {
 for prog in "$@"; do
     run "$prog" "$prog"
     case $prog in
-    */tests/driver/test_*) run "[remote] $prog" env CASSETTE_TEST_REMOTE=1 "$prog" ;;
+    */tests/driver/test_* | */tests/examples/test_*) run "[remote] $prog" env CASSETTE_TEST_REMOTE=1 "$prog" ;;
     esac
 done
 if [ "$skipped" -gt 0 ]; then
