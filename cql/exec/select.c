@@ -65,6 +65,8 @@ typedef struct select_plan {
     cql_restrictions r;     /* the WHERE clause (restrict.c) */
     int reversed;
     int order_with_in;      /* ORDER BY with IN on the partition key: rows need a sort */
+    int *order_cols;        /* the ORDER BY columns, in order */
+    int n_order;
     const cql_term *limit, *ppl;
     int distinct;
     int json;               /* SELECT JSON: one [json] column built from the selectors */
@@ -721,11 +723,15 @@ static int analyze_order(cql_analysis *a, select_plan *sp, const cql_select *s)
                           "ORDER BY is only supported when the partition key is restricted by an "
                           "EQ or an IN.");
     int reversed = -1, next = t->n_pk;
+    sp->order_cols = cql_plan_zalloc(a, (size_t)s->n_order_by * sizeof *sp->order_cols);
+    if (!sp->order_cols)
+        return eng_errorf(a->err, ENG_E_NOMEM, "out of memory");
     for (int i = 0; i < s->n_order_by; i++) {
         int col;
         int rc = cql_resolve_column(a, t, s->order_by[i].col, &col);
         if (rc)
             return rc;
+        sp->order_cols[sp->n_order++] = col;
         if (t->cols[col].kind != ENG_COL_CLUSTERING)
             return eng_errorf(a->err, ENG_E_INVALID,
                               "Order by is currently only supported on the clustered columns of "
@@ -943,7 +949,21 @@ typedef struct select_run {
     uint32_t ppl;           /* GROUP BY: PER PARTITION LIMIT counts groups too (GroupByLimits) */
     uint32_t part_groups;   /* groups begun in the current partition */
     eng_buf group_pk;       /* the current partition's key values */
+    /* Post-query ordering (ORDER BY with IN on several partitions, unpaged): every result row
+       remembers the values of the ORDER BY columns it came from, and the rows are sorted once
+       the read ends (SelectStatement.orderResults). */
+    int post_order;
+    eng_buf order_keys;     /* per result row: [int len][bytes] for each ORDER BY column */
+    eng_buf order_rows;     /* per result row: an order_entry */
+    eng_buf group_order;    /* GROUP BY: the ordering values of the current group's first row */
 } select_run;
+
+/* Where a result row's bytes and ordering values lie, and its place in read order. */
+typedef struct order_entry {
+    size_t key_off, key_len;
+    size_t row_off, row_len;
+    uint32_t seq;
+} order_entry;
 
 static int is_integer_kind(int k)
 {
@@ -1457,6 +1477,91 @@ static int json_row(select_run *r, const eng_val *vals)
     return rc;
 }
 
+/* The values of the ORDER BY columns in the row v, appended to out as [int len][bytes]. */
+static int put_order_values(select_run *r, const eng_row_view *v, eng_buf *out)
+{
+    const eng_val *ck;
+    if (eng_view_clustering(v, &ck, r->x->err))
+        return r->x->err->code;
+    const select_plan *sp = r->sp;
+    for (int i = 0; i < sp->n_order; i++) {
+        const eng_val *c = &ck[sp->order_cols[i] - sp->t->n_pk];
+        eng_buf_put_be32(out, (uint32_t)c->len);
+        if (c->len > 0)
+            eng_buf_put(out, c->p, (size_t)c->len);
+    }
+    return out->oom ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
+}
+
+/* Records the result row appended from row_off on, whose ordering values are key. */
+static int add_order_entry(select_run *r, size_t row_off, const uint8_t *key, size_t key_len)
+{
+    cql_result *res = r->x->result;
+    order_entry e = {r->order_keys.len, key_len, row_off, res->data.len - row_off,
+                     (uint32_t)(r->order_rows.len / sizeof e)};
+    eng_buf_put(&r->order_keys, key, key_len);
+    eng_buf_put(&r->order_rows, &e, sizeof e);
+    if (r->order_keys.oom || r->order_rows.oom)
+        return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    return 0;
+}
+
+/* Compares two rows' ordering values by the columns' clustering order, reversed as the query
+   is; ties keep the read order (partitions in IN order). */
+static int order_compare(const void *pa, const void *pb, void *arg)
+{
+    const select_run *r = arg;
+    const order_entry *a = pa, *b = pb;
+    const select_plan *sp = r->sp;
+    const uint8_t *ka = r->order_keys.p + a->key_off, *kb = r->order_keys.p + b->key_off;
+    for (int i = 0; i < sp->n_order; i++) {
+        const eng_column *col = &sp->t->cols[sp->order_cols[i]];
+        int32_t la = (int32_t)eng_be32(ka), lb = (int32_t)eng_be32(kb);
+        ka += 4;
+        kb += 4;
+        int c;
+        if (la < 0 || lb < 0)
+            c = (la >= 0) - (lb >= 0); /* a static-only row has no clustering: it sorts first */
+        else
+            c = eng_type_compare(col->type, ka, (size_t)la, kb, (size_t)lb);
+        if (col->desc)
+            c = -c;
+        if (sp->reversed)
+            c = -c;
+        if (c)
+            return c;
+        ka += la > 0 ? la : 0;
+        kb += lb > 0 ? lb : 0;
+    }
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Sorts the result rows by their ordering values and keeps the first limit (0: all). */
+static int sort_result_rows(select_run *r, uint32_t limit)
+{
+    cql_result *res = r->x->result;
+    size_t n = r->order_rows.len / sizeof(order_entry);
+    order_entry *rows = (order_entry *)r->order_rows.p;
+    if (n != res->n_rows)
+        return eng_errorf(r->x->err, ENG_E_INVALID, "result rows without ordering values");
+    if (n > 1)
+        qsort_r(rows, n, sizeof *rows, order_compare, r);
+    eng_buf sorted = ENG_BUF_INIT;
+    if (res->data.len && eng_buf_reserve(&sorted, res->data.len))
+        return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        eng_buf_put(&sorted, res->data.p + rows[i].row_off, rows[i].row_len);
+    if (sorted.oom) {
+        eng_buf_free(&sorted);
+        return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(&res->data);
+    res->data = sorted;
+    if (limit && res->n_rows > limit)
+        res->n_rows = limit;
+    return 0;
+}
+
 /* Lexicographic comparison of the row's clustering tuple with a bound, natural order. */
 static int tuple_cmp(const select_plan *sp, const eng_val *ck, const eng_val *b, int n)
 {
@@ -1543,6 +1648,11 @@ static int group_row(select_run *r, const eng_row_view *v)
     if (!same) {
         eng_buf_reset(&r->group_key);
         eng_buf_put(&r->group_key, key.p, key.len);
+        if (!rc && r->post_order) {
+            eng_buf_reset(&r->group_order);
+            if (put_order_values(r, v, &r->group_order))
+                rc = -r->x->err->code;
+        }
     }
     eng_buf_free(&key);
     if (rc || same || !r->ppl)
@@ -1623,11 +1733,19 @@ static int select_row(void *ctx, const eng_row_view *v)
         if (rc)
             return -rc;
     }
-    if (sp->json) {
-        int rc = json_row(r, vals);
-        return rc ? -rc : 0;
+    size_t row_off = r->x->result->data.len;
+    int rc = sp->json ? json_row(r, vals)
+                      : cql_result_add_row(r->x->result, vals)
+                            ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory")
+                            : 0;
+    if (!rc && r->post_order) {
+        eng_buf key = ENG_BUF_INIT;
+        rc = put_order_values(r, v, &key);
+        if (!rc)
+            rc = add_order_entry(r, row_off, key.p, key.len);
+        eng_buf_free(&key);
     }
-    return cql_result_add_row(r->x->result, vals) ? -ENG_E_NOMEM : 0;
+    return rc ? -rc : 0;
 }
 
 /* The value of a selector of an aggregate query once its group's rows are folded. */
@@ -1723,9 +1841,14 @@ static int agg_result(select_run *r)
         if (rc)
             return rc;
     }
-    if (sp->json)
-        return json_row(r, vals);
-    return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory") : 0;
+    size_t row_off = r->x->result->data.len;
+    int rc = sp->json ? json_row(r, vals)
+                      : cql_result_add_row(r->x->result, vals)
+                            ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory")
+                            : 0;
+    if (!rc && r->post_order)
+        rc = add_order_entry(r, row_off, r->group_order.p, r->group_order.len);
+    return rc;
 }
 
 static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uint32_t *out)
@@ -1848,7 +1971,7 @@ int cql_exec_select(cql_exec *x)
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
     select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0,
-                      0, 0, ENG_BUF_INIT};
+                      0, 0, ENG_BUF_INIT, 0, ENG_BUF_INIT, ENG_BUF_INIT, ENG_BUF_INIT};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
     if (!rc)
@@ -1919,11 +2042,14 @@ int cql_exec_select(cql_exec *x)
                               "Cannot page queries with both ORDER BY and a IN restriction on the "
                               "partition key; you must either remove the ORDER BY or the IN and "
                               "sort client side, or disable paging for this query");
-        return eng_errorf(x->err, ENG_E_INVALID,
-                          "ORDER BY with IN on several partitions is not supported yet");
+        /* Unpaged: every row is read, sorted, then LIMIT applies (getDataLimits drops the row
+           limit when the results need post-query ordering; PER PARTITION LIMIT stays). One row
+           of an aggregate over everything needs no sort. */
+        run.post_order = !(sp->aggregate && !sp->group_n);
     }
-    q.limit = sp->aggregate ? 0 : remaining; /* LIMIT applies to the aggregated rows */
-    run.limit = sp->group_n ? limit : 0;
+    q.limit = sp->aggregate || run.post_order ? 0 : remaining; /* LIMIT applies to the
+                                                                   aggregated rows */
+    run.limit = sp->group_n && !run.post_order ? limit : 0;
     if (sp->aggregate && !r->has_pk && !cql_systable_served(t))
         res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
     else if (sp->aggregate && r->has_pk && q.n_keys > 1)
@@ -1950,12 +2076,17 @@ int cql_exec_select(cql_exec *x)
     if (!rc)
         CQL_TRACE(x->session, CQL_TRACE_READER, "Read %u live rows and 0 tombstone cells",
                   info.rows);
-    if (!rc && sp->group_n && run.group_rows && (!limit || res->n_rows < limit))
+    if (!rc && sp->group_n && run.group_rows && (!limit || run.post_order || res->n_rows < limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
+    if (!rc && run.post_order)
+        rc = sort_result_rows(&run, limit);
     eng_buf_free(&run.group_key);
     eng_buf_free(&run.group_pk);
+    eng_buf_free(&run.order_keys);
+    eng_buf_free(&run.order_rows);
+    eng_buf_free(&run.group_order);
     if (!rc && r->n_filters && remaining && res->n_rows > remaining)
         res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
     if (!rc && info.has_more && !sp->aggregate) {

@@ -64,6 +64,8 @@ typedef struct shell {
     eng_buf out;
     int failed; /* a statement reported an error: exit status 2 */
     int stop;   /* EXIT or QUIT ran */
+    int no_paging; /* PAGING OFF: every SELECT fetches all its rows at once */
+    int page_size; /* PAGING n (0: cqlsh's default, PAGE_SIZE) */
 } shell;
 
 typedef struct options {
@@ -210,7 +212,8 @@ static int print_select(shell *sh, CassStatement *st, const CassResult *r, int l
 static void run_cql(shell *sh, const char *text, size_t len, const char *word, int line)
 {
     CassStatement *st = cass_statement_new_n(text, len, 0);
-    if (!st || cass_statement_set_paging_size(st, PAGE_SIZE) != CASS_OK) {
+    int page = sh->no_paging ? -1 : sh->page_size ? sh->page_size : PAGE_SIZE;
+    if (!st || cass_statement_set_paging_size(st, page) != CASS_OK) {
         report_text(sh, line, "ServerError: out of memory");
         cass_statement_free(st);
         return;
@@ -245,6 +248,55 @@ static void run_cql(shell *sh, const char *text, size_t len, const char *word, i
     flush_out(sh);
 }
 
+/*
+ * cqlsh's PAGING [ON | OFF | n] (do_paging with its SwitchCommandWithValue, cqlsh 6.1): shows
+ * or switches paging, and a number sets the page size and turns paging on.
+ */
+static void run_paging(shell *sh, const char *text, size_t len, int line)
+{
+    size_t i = 6; /* past "paging" */
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    size_t start = i;
+    while (i < len && text[i] != ';' && text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
+           text[i] != '\r')
+        i++;
+    char arg[32];
+    size_t n = i - start < sizeof arg ? i - start : sizeof arg - 1;
+    memcpy(arg, text + start, n);
+    arg[n] = 0;
+    int on = !sh->no_paging;
+    if (!n) {
+        eng_buf_printf(&sh->out, on ? "Query paging is currently enabled. Use PAGING OFF to disable\n"
+                                    : "Query paging is currently disabled. Use PAGING ON to enable.\n");
+    } else if (!strcasecmp(arg, "on")) {
+        if (on)
+            report_text(sh, line, "Query paging is already enabled. Use PAGING OFF to disable.");
+        else
+            eng_buf_printf(&sh->out, "Now Query paging is enabled\n");
+        on = 1;
+    } else if (!strcasecmp(arg, "off")) {
+        if (!on)
+            report_text(sh, line, "Query paging is not enabled.");
+        else
+            eng_buf_printf(&sh->out, "Disabled Query paging.\n");
+        on = 0;
+    } else {
+        char *end;
+        long size = strtol(arg, &end, 10);
+        if (!*end) { /* int(switch): a number turns paging on with that page size */
+            on = 1;
+            sh->page_size = (int)(size > INT32_MAX ? INT32_MAX : size < INT32_MIN ? INT32_MIN : size);
+        }
+    }
+    sh->no_paging = !on;
+    if (on)
+        eng_buf_printf(&sh->out, "Page size: %d\n", sh->page_size ? sh->page_size : PAGE_SIZE);
+    else
+        sh->page_size = 0; /* back to the default page size */
+    flush_out(sh);
+}
+
 static void run_statement(shell *sh, const stmt *s)
 {
     const char *text = sh->sc->text + s->start;
@@ -253,6 +305,8 @@ static void run_statement(shell *sh, const stmt *s)
     first_word(text, len, word, sizeof word);
     if (strcmp(word, "exit") == 0 || strcmp(word, "quit") == 0) {
         sh->stop = 1;
+    } else if (strcmp(word, "paging") == 0) {
+        run_paging(sh, text, len, s->line);
     } else if (is_shell_command(word)) {
         char msg[96];
         for (char *c = word; *c; c++)
