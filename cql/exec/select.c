@@ -609,8 +609,9 @@ static int analyze_operation(cql_analysis *a, const eng_table *t, const cql_term
             return ENG_E_NOMEM;
         if ((rc = analyze_operand(a, t, cql_arith_operand(term, i), args[i], &names[i])))
             return rc;
-        if (args[i]->has_agg || args[i]->kind == SEL_TERM)
+        if (args[i]->kind == SEL_TERM)
             return eng_errorf(a->err, ENG_E_INVALID, "Unsupported selector in SELECT");
+        sel->has_agg |= args[i]->has_agg; /* max(c) + 1: applied to the aggregated values */
     }
     int lk = args[0]->type->kind, rk = args[1] ? args[1]->type->kind : 0;
     int ret = cql_arith_result(op, lk, rk);
@@ -1157,6 +1158,28 @@ static __int128 div_half_even(__int128 a, __int128 b)
 static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
                           uint8_t *scratch);
 
+/* The value of the operation s (SEL_OP) on its operands' values lv and rv, in arena. */
+static int operation_value(select_run *r, const selector *s, eng_val lv, eng_val rv,
+                           eng_arena *arena, eng_val *out)
+{
+    eng_buf b = ENG_BUF_INIT;
+    int state;
+    int rc = cql_arith_apply(s->cast_to, s->arg->type->kind, lv,
+                             s->arg2 ? s->arg2->type->kind : 0, rv, s->type->kind, &b, &state,
+                             r->x->err);
+    if (!rc && b.oom)
+        rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    *out = (eng_val){NULL, ENG_NULL};
+    if (!rc && state == CQL_VALUE) {
+        out->p = eng_arena_memdup(arena, b.p ? b.p : (const uint8_t *)"", b.len);
+        out->len = (int32_t)b.len;
+        if (!out->p)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(&b);
+    return rc;
+}
+
 /* Folds one row into an aggregate: the argument's value, nulls and empty values skipped. */
 static void fold_value(select_run *r, const selector *s, agg_state *st, eng_val val)
 {
@@ -1227,7 +1250,8 @@ static int aggregate_sel(select_run *r, const eng_row_view *v, const selector *s
             fold_value(r, s, st, val);
         return rc;
     }
-    return s->arg ? aggregate_sel(r, v, s->arg) : 0;
+    int rc = s->arg ? aggregate_sel(r, v, s->arg) : 0;
+    return !rc && s->arg2 ? aggregate_sel(r, v, s->arg2) : rc;
 }
 
 static int aggregate_row(select_run *r, const eng_row_view *v)
@@ -1429,21 +1453,7 @@ static int selected_value(select_run *r, const eng_row_view *v, const selector *
         if ((rc = selected_value(r, v, s->arg, &lv, lb)) ||
             (s->arg2 && (rc = selected_value(r, v, s->arg2, &rv, rb))))
             return rc;
-        eng_buf b = ENG_BUF_INIT;
-        int state;
-        rc = cql_arith_apply(s->cast_to, s->arg->type->kind, lv, s->arg2 ? s->arg2->type->kind : 0,
-                             rv, s->type->kind, &b, &state, r->x->err);
-        if (!rc && b.oom)
-            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-        *out = (eng_val){NULL, ENG_NULL};
-        if (!rc && state == CQL_VALUE) {
-            out->p = eng_arena_memdup(v->arena, b.p ? b.p : (const uint8_t *)"", b.len);
-            out->len = (int32_t)b.len;
-            if (!out->p)
-                rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-        }
-        eng_buf_free(&b);
-        return rc;
+        return operation_value(r, s, lv, rv, v->arena, out);
     }
     case SEL_FN:
     case SEL_CAST:
@@ -1767,6 +1777,16 @@ static int agg_output(select_run *r, const selector *s, eng_val *out, uint8_t *s
             return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
         int rc = agg_output(r, s->arg, &arg, inner);
         return rc ? rc : apply_scalar(r, s, arg, &r->x->arena, out);
+    }
+    if (s->kind == SEL_OP) { /* an operation on aggregates: on their folded values */
+        eng_val lv, rv = {NULL, ENG_NULL};
+        uint8_t *lb = eng_arena_alloc(&r->x->arena, 32), *rb = lb ? lb + 16 : NULL;
+        if (!lb)
+            return eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+        int rc = agg_output(r, s->arg, &lv, lb);
+        if (!rc && s->arg2)
+            rc = agg_output(r, s->arg2, &rv, rb);
+        return rc ? rc : operation_value(r, s, lv, rv, &r->x->arena, out);
     }
     if (s->kind == SEL_COUNT_ROWS || (s->kind == SEL_AGG && s->agg == AGG_COUNT)) {
         eng_put_be64(scratch, (uint64_t)st->count);
