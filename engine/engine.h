@@ -331,7 +331,10 @@ int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err)
 int eng_view_column(const eng_row_view *v, uint16_t col, eng_val *value, int64_t *writetime,
                     int32_t *ttl_s, eng_err *err);
 
-/* Callback per returned row: 0 continues, 1 stops (the page is full), < 0 aborts with that error. */
+/* Callback per returned row: 0 continues, 1 stops after the row (the page is full), 2 stops
+   before it (the page was full already: the row is not counted and the resume position is the
+   row before, so the next page starts with it; never for the first row of a read), < 0 aborts
+   with that error. */
 typedef int (*eng_row_cb)(void *ctx, const eng_row_view *row);
 
 typedef struct eng_read_info {

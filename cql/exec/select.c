@@ -946,7 +946,9 @@ typedef struct select_run {
     int64_t now_s;
     eng_buf group_key;      /* GROUP BY: the current group's key values */
     int group_rows;         /* rows folded into the current group */
-    uint32_t limit;         /* GROUP BY: LIMIT counts groups */
+    uint32_t limit;         /* GROUP BY: LIMIT counts groups (those it still allows) */
+    uint32_t page_groups;   /* GROUP BY, paged: the groups of a page (the user's page size
+                               counts groups: AggregationQueryPager), 0 unpaged */
     uint32_t ppl;           /* GROUP BY: PER PARTITION LIMIT counts groups too (GroupByLimits) */
     uint32_t part_groups;   /* groups begun in the current partition */
     eng_buf group_pk;       /* the current partition's key values */
@@ -1654,6 +1656,10 @@ static int group_row(select_run *r, const eng_row_view *v)
             rc = -rc;
         reset_aggs(r);
         r->group_rows = 0;
+        if (!rc && r->page_groups && r->x->result->n_rows >= r->page_groups) {
+            eng_buf_free(&key);
+            return 3; /* the page is full: its next group starts the next page */
+        }
     }
     if (!same) {
         eng_buf_reset(&r->group_key);
@@ -1725,6 +1731,8 @@ static int select_row(void *ctx, const eng_row_view *v)
     r->rows++;
     if (sp->group_n) {
         int rc = group_row(r, v);
+        if (rc == 3)
+            return 2; /* stop before this row (eng_row_cb) */
         if (rc)
             return rc == 2 ? 0 : rc;
         if ((rc = aggregate_row(r, v)))
@@ -1920,8 +1928,13 @@ static int eval_int_option(cql_exec *x, const cql_term *t, const char *name, uin
  */
 static const char PAGING_STATE_MSG[] = "Invalid value for the paging state";
 
-static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const uint8_t **resume,
-                        size_t *len)
+/*
+ * The paging state: [int left][prepared id 16][GROUP BY only: int groups begun in the last
+ * partition read, int length and bytes of its key][the engine's resume position][xxh3 64].
+ * left is what LIMIT still allows (rows, or groups), 0 for no limit.
+ */
+static int parse_paging(cql_exec *x, uint32_t limit, select_run *run, uint32_t *remaining,
+                        const uint8_t **resume, size_t *len)
 {
     const cql_exec_options *o = x->opts;
     *remaining = limit;
@@ -1943,6 +1956,18 @@ static int parse_paging(cql_exec *x, uint32_t limit, uint32_t *remaining, const 
         *remaining = left;
     *resume = o->paging_state + PAGING_HEAD;
     *len = n - PAGING_HEAD - PAGING_CHECK;
+    if (run->sp->group_n) {
+        /* PER PARTITION LIMIT counts the groups of a partition over pages (GroupByLimits) */
+        uint32_t pk_len = *len >= 8 ? eng_be32(*resume + 4) : UINT32_MAX;
+        if (pk_len > *len - 8)
+            return eng_errorf(x->err, ENG_E_PROTOCOL, "%s", PAGING_STATE_MSG);
+        run->part_groups = eng_be32(*resume);
+        eng_buf_put(&run->group_pk, *resume + 8, pk_len);
+        if (run->group_pk.oom)
+            return eng_errorf(x->err, ENG_E_NOMEM, "out of memory");
+        *resume += 8 + pk_len;
+        *len -= 8 + pk_len;
+    }
     return 0;
 }
 
@@ -1990,8 +2015,13 @@ int cql_exec_select(cql_exec *x)
     q.now_s = x->opts->now_s;
     q.reversed = (uint8_t)sp->reversed;
     q.distinct = (uint8_t)sp->distinct;
-    select_run run = {x, sp, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, ENG_BUF_INIT, 0, 0,
-                      0, 0, ENG_BUF_INIT, 0, ENG_BUF_INIT, ENG_BUF_INIT, ENG_BUF_INIT};
+    select_run run = {.x = x,
+                      .sp = sp,
+                      .group_key = ENG_BUF_INIT,
+                      .group_pk = ENG_BUF_INIT,
+                      .order_keys = ENG_BUF_INIT,
+                      .order_rows = ENG_BUF_INIT,
+                      .group_order = ENG_BUF_INIT};
     uint32_t limit = 0, ppl = 0;
     int rc = eval_int_option(x, sp->limit, "[limit]", &limit);
     if (!rc)
@@ -2052,16 +2082,20 @@ int cql_exec_select(cql_exec *x)
     uint32_t remaining; /* rows LIMIT still allows on this page and after (0: no limit) */
     const uint8_t *resume;
     size_t resume_len;
-    if ((rc = parse_paging(x, limit, &remaining, &resume, &resume_len)))
+    if ((rc = parse_paging(x, limit, &run, &remaining, &resume, &resume_len))) {
+        eng_buf_free(&run.group_pk);
         return rc;
+    }
     int32_t page = sp->aggregate ? 0 : x->opts->page_size;
     if (sp->order_with_in && q.n_keys > 1) {
         /* The user's page size, even for aggregates (SelectStatement.execute) */
-        if (x->opts->page_size > 0)
+        if (x->opts->page_size > 0) {
+            eng_buf_free(&run.group_pk);
             return eng_errorf(x->err, ENG_E_INVALID,
                               "Cannot page queries with both ORDER BY and a IN restriction on the "
                               "partition key; you must either remove the ORDER BY or the IN and "
                               "sort client side, or disable paging for this query");
+        }
         /* Unpaged: every row is read, sorted, then LIMIT applies (getDataLimits drops the row
            limit when the results need post-query ordering; PER PARTITION LIMIT stays). One row
            of an aggregate over everything needs no sort. */
@@ -2069,7 +2103,10 @@ int cql_exec_select(cql_exec *x)
     }
     q.limit = sp->aggregate || run.post_order ? 0 : remaining; /* LIMIT applies to the
                                                                    aggregated rows */
-    run.limit = sp->group_n && !run.post_order ? limit : 0;
+    run.limit = sp->group_n && !run.post_order ? remaining : 0;
+    run.page_groups = sp->group_n && !run.post_order && x->opts->page_size > 0
+                          ? (uint32_t)x->opts->page_size
+                          : 0;
     if (sp->aggregate && !r->has_pk && !cql_systable_served(t))
         res->warnings[res->n_warnings++] = "Aggregation query used without partition key";
     else if (sp->aggregate && r->has_pk && q.n_keys > 1)
@@ -2096,25 +2133,30 @@ int cql_exec_select(cql_exec *x)
     if (!rc)
         CQL_TRACE(x->session, CQL_TRACE_READER, "Read %u live rows and 0 tombstone cells",
                   info.rows);
-    if (!rc && sp->group_n && run.group_rows && (!limit || run.post_order || res->n_rows < limit))
+    if (!rc && sp->group_n && run.group_rows && (!run.limit || res->n_rows < run.limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)
         rc = agg_result(&run);
     if (!rc && run.post_order)
         rc = sort_result_rows(&run, limit);
     eng_buf_free(&run.group_key);
-    eng_buf_free(&run.group_pk);
     eng_buf_free(&run.order_keys);
     eng_buf_free(&run.order_rows);
     eng_buf_free(&run.group_order);
     if (!rc && r->n_filters && remaining && res->n_rows > remaining)
         res->n_rows = remaining; /* rows beyond the limit are dropped (their data stays unused) */
-    if (!rc && info.has_more && !sp->aggregate) {
-        uint32_t left = remaining ? remaining - (run.rows < remaining ? run.rows : remaining) : 0;
+    if (!rc && info.has_more && (!sp->aggregate || run.page_groups)) {
+        uint32_t used = sp->group_n ? res->n_rows : run.rows; /* GROUP BY: LIMIT counts groups */
+        uint32_t left = remaining ? remaining - (used < remaining ? used : remaining) : 0;
         if (!remaining || left > 0) {
             res->has_more = 1;
             eng_buf_put_be32(&res->paging_state, left);
             eng_buf_put(&res->paging_state, x->prepared->id, 16);
+            if (sp->group_n) {
+                eng_buf_put_be32(&res->paging_state, run.part_groups);
+                eng_buf_put_be32(&res->paging_state, (uint32_t)run.group_pk.len);
+                eng_buf_put(&res->paging_state, run.group_pk.p, run.group_pk.len);
+            }
             eng_buf_put(&res->paging_state, info.resume.p, info.resume.len);
             if (!res->paging_state.oom) {
                 uint64_t check = XXH3_64bits(res->paging_state.p, res->paging_state.len);
@@ -2126,6 +2168,7 @@ int cql_exec_select(cql_exec *x)
     }
     for (int i = 0; i < sp->n_slots; i++)
         eng_buf_free(&run.aggs[i].best);
+    eng_buf_free(&run.group_pk);
     eng_read_info_free(&info);
     return rc;
 }

@@ -331,6 +331,15 @@ static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key
     int rc = r->cb ? r->cb(r->ctx, v) : 0;
     if (rc < 0)
         return eng_errorf(r->err, -rc, "read aborted by its consumer");
+    if (rc == 2) {
+        /* The page ended before this row: the next one starts with it, resuming after the
+           last row returned, which must exist. */
+        if (!r->returned)
+            return eng_errorf(r->err, ENG_E_INVALID, "a read stopped before its first row");
+        r->info->has_more = 1;
+        r->done = 1;
+        return 0;
+    }
     r->returned++;
     r->in_partition++;
     r->last_in_partition = r->in_partition;
