@@ -28,6 +28,7 @@
 #include "engine/value/common.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ typedef struct shell {
     int failed; /* a statement reported an error: exit status 2 */
     int stop;   /* EXIT or QUIT ran */
     int no_paging; /* PAGING OFF: every SELECT fetches all its rows at once */
+    int depth;     /* SOURCE files being run, one inside the other */
     int page_size; /* PAGING n (0: cqlsh's default, PAGE_SIZE) */
 } shell;
 
@@ -297,6 +299,91 @@ static void run_paging(shell *sh, const char *text, size_t len, int line)
     flush_out(sh);
 }
 
+static int split_script(script *sc);
+static void run_script(shell *sh);
+static int read_stream(FILE *f, eng_buf *b);
+
+/* SOURCE files may include each other this deep (cqlsh stops at Python's recursion limit). */
+#define SOURCE_DEPTH_MAX 16
+
+/*
+ * cqlsh's SOURCE 'file' (do_source): runs the file's statements as a shell of their own would,
+ * errors naming that file and its lines, with paging back at cqlsh's default; EXIT in it ends
+ * that file only. One difference: the file runs on this shell's session, so a USE in it stays
+ * in effect after it (cqlsh's subshell has a session of its own).
+ */
+static void run_source(shell *sh, const char *text, size_t len, int line)
+{
+    size_t i = 6; /* past "source" */
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    eng_buf path = ENG_BUF_INIT;
+    if (i >= len || text[i] != '\'') {
+        report_text(sh, line, "Improper source command.");
+        return;
+    }
+    for (i++; i < len; i++) {
+        if (text[i] == '\'') {
+            if (i + 1 < len && text[i + 1] == '\'') /* '' is a quote inside the name */
+                i++;
+            else
+                break;
+        }
+        eng_buf_put_u8(&path, (uint8_t)text[i]);
+    }
+    const char *name = eng_buf_cstr(&path);
+    eng_buf full = ENG_BUF_INIT;
+    const char *home = getenv("HOME");
+    if (name && name[0] == '~' && (name[1] == '/' || !name[1]) && home) { /* expanduser */
+        eng_buf_printf(&full, "%s%s", home, name + 1);
+        name = eng_buf_cstr(&full);
+    }
+    if (!name) {
+        report_text(sh, line, "ServerError: out of memory");
+        eng_buf_free(&path);
+        eng_buf_free(&full);
+        return;
+    }
+    eng_buf body = ENG_BUF_INIT;
+    FILE *f = sh->depth < SOURCE_DEPTH_MAX ? fopen(name, "rb") : NULL;
+    int err = f ? read_stream(f, &body) : sh->depth < SOURCE_DEPTH_MAX ? errno : ELOOP;
+    if (f)
+        fclose(f);
+    if (err) {
+        char msg[PATH_MAX * 2 + 128];
+        snprintf(msg, sizeof msg, "Could not open '%s': [Errno %d] %s: '%s'", name, err,
+                 strerror(err), name);
+        report_text(sh, line, msg);
+    } else {
+        script sub = {.name = name, .text = body.p ? (const char *)body.p : "", .len = body.len};
+        if (sub.len >= 3 && memcmp(sub.text, "\xEF\xBB\xBF", 3) == 0) {
+            sub.text += 3;
+            sub.len -= 3;
+        }
+        if (split_script(&sub)) {
+            report_text(sh, line, "ServerError: out of memory");
+        } else {
+            const script *outer = sh->sc;
+            int no_paging = sh->no_paging, page_size = sh->page_size;
+            flush_out(sh);
+            sh->sc = &sub;
+            sh->no_paging = 0;
+            sh->page_size = 0;
+            sh->depth++;
+            run_script(sh);
+            sh->depth--;
+            sh->sc = outer;
+            sh->no_paging = no_paging;
+            sh->page_size = page_size;
+            sh->stop = 0; /* EXIT ended the sourced file's shell only */
+        }
+        eng_free(sub.stmts);
+    }
+    eng_buf_free(&body);
+    eng_buf_free(&path);
+    eng_buf_free(&full);
+}
+
 static void run_statement(shell *sh, const stmt *s)
 {
     const char *text = sh->sc->text + s->start;
@@ -307,6 +394,8 @@ static void run_statement(shell *sh, const stmt *s)
         sh->stop = 1;
     } else if (strcmp(word, "paging") == 0) {
         run_paging(sh, text, len, s->line);
+    } else if (strcmp(word, "source") == 0) {
+        run_source(sh, text, len, s->line);
     } else if (is_shell_command(word)) {
         char msg[96];
         for (char *c = word; *c; c++)
