@@ -176,6 +176,12 @@ $(FUZZ_ALL_BIN): $(B)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(B)/li
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) $(FUZZ_MAIN) -o $@ $< $(FUZZ_LIB) \
 	    $(B)/libcassette.a $(LDLIBS)
 
+# The chat workload runs the KillrChat data layer (examples/killrchat).
+$(B)/bench/chat_bench: bench/chat_bench.c $(B)/examples/libexamples.a $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/examples/libexamples.a \
+	    $(B)/libcassette.a $(LDLIBS) $(EXAMPLE_LIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS) $(BENCH_LIBS)
@@ -255,20 +261,11 @@ bench: deps
 bench-run: $(BENCH_BIN) $(B)/cassette
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-# Until the reference applications land: a chat program written for the driver API
-# (tests/install/driver_app.c), run on a database directory, then the quick benchmarks
-# (which measure SQLite beside cassette: its package comes first).
+# The main job: a narrated KillrChat scenario (examples/killrchat/demo.c) on an embedded
+# database in a new directory under /tmp, which the interactive client then opens.
 demo: deps
-	@sh scripts/deps.sh bench
-	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" $(B)/bench/engine_bench \
-	    $(B)/bench/driver_bench $(B)/tests/install/driver_app
-	@$(B)/tests/install/driver_app file:$(B)/demo-db
-	@$(B)/bench/engine_bench --quick
-	@$(B)/bench/driver_bench --quick
-
-$(B)/tests/install/driver_app: tests/install/driver_app.c $(B)/libcassette.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS)
+	@$(MAKE) --no-print-directory MODE=release examples
+	@$(B)/bin/killrchat-demo
 
 # The layer table of docs/hacking.md, checked over every include, and no dependency cycle
 # between the library's objects (scripts/check-layers.sh reads their symbols with nm).
