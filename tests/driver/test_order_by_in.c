@@ -142,7 +142,7 @@ TEST(order_by_with_in_sorts_random_partitions_unpaged)
                 stable_sort(want, m, reversed, prefix);
                 if (limit && m > limit)
                     m = limit;
-                char q[256], lim[16] = "";
+                char q[256], lim[32] = "";
                 if (limit)
                     snprintf(lim, sizeof lim, " LIMIT %d", limit);
                 snprintf(q, sizeof q, "SELECT k, c1, c2, v FROM ks.t WHERE %s ORDER BY %s%s", in,
