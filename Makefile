@@ -214,7 +214,7 @@ test-tsan: deps
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
 	    $(MAKE) --no-print-directory MODE=tsan tsan-run
 
-tsan-run: $(TSAN_TEST_BIN) $(B)/cassette
+tsan-run: $(TSAN_TEST_BIN) $(EXAMPLE_BIN) $(B)/cassette
 	@MODE=$(MODE) CASSETTE=$(B)/cassette sh tests/run.sh $(TSAN_TEST_BIN) tests/server/run.sh tests/cql/remote.sh \
 	    tests/server/gocql/run.sh
 
