@@ -286,9 +286,20 @@ typedef struct eng_query {
     uint8_t static_rows;    /* a partition with live statics and no selected rows yields one row
                                with null clustering values (facts §7.1) */
     uint32_t limit;         /* rows in all (0 = no limit) */
+    uint8_t limit_ends;     /* the limit ends the query (a LIMIT, not a page): reaching it
+                               stops the read without looking for a row past it, so has_more
+                               stays 0 */
     uint32_t per_partition_limit; /* rows per partition (0 = no limit) */
     const uint8_t *resume;  /* paging: continue strictly after this position (from eng_read_info) */
     size_t resume_len;
+    /* Projection: with n_project > 0 the callback is not called; each row returned appends
+       the values of table columns project[0..n_project) to project_out, each as a be32
+       length (-1 for null) and its bytes (a CQL result's rows). Rows in their common stored
+       form are then read without being decoded in full. */
+    const uint16_t *project;
+    uint16_t n_project;
+    eng_buf *project_out;
+    uint8_t project_full; /* decode every row in full anyway (tests compare both ways) */
     eng_vtable_fill vtable; /* a virtual table: its provider (table's storage unused), or NULL */
     void *vtable_ctx;       /* the provider's ctx */
     int64_t now_s;          /* the time (s) TTLs are judged at; 0: the database's clock */

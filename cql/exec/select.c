@@ -2112,6 +2112,12 @@ int cql_exec_select(cql_exec *x)
     else if (sp->aggregate && r->has_pk && q.n_keys > 1)
         res->warnings[res->n_warnings++] =
             "Aggregation query used on multiple partition keys (IN restriction)";
+    /* A LIMIT the page does not cut ends the query, when every row the engine hands over is
+       a result row (no filter, no mixed bound, no static-only row that may be left out): the
+       engine need not look past it. */
+    int all_kept = !r->n_filters && !run.mixed_lo && !run.mixed_hi &&
+                   !(q.static_rows && !sp->statics_queried_all);
+    q.limit_ends = (uint8_t)(all_kept && q.limit && (page <= 0 || (uint32_t)page >= q.limit));
     if (page > 0 && (!q.limit || (uint32_t)page < q.limit))
         q.limit = (uint32_t)page;
     q.resume = resume;
@@ -2119,6 +2125,19 @@ int cql_exec_select(cql_exec *x)
     /* Filtering drops rows after the engine counted them: count here instead. */
     if (r->n_filters && q.limit && page <= 0) {
         q.limit = 0;
+    }
+    /* Plain columns, every row kept: the engine writes the result rows itself (projection). */
+    uint16_t project[256];
+    int projected = all_kept && !sp->json && !sp->aggregate && !sp->distinct &&
+                    !run.post_order && sp->n_sels <= 256 && !cql_systable_served(t);
+    for (int i = 0; projected && i < sp->n_sels; i++) {
+        projected = sp->sels[i].kind == SEL_COLUMN;
+        project[i] = (uint16_t)sp->sels[i].col;
+    }
+    if (projected) {
+        q.project = project;
+        q.n_project = (uint16_t)sp->n_sels;
+        q.project_out = &res->data;
     }
     eng_read_info info = {0, 0, ENG_BUF_INIT};
     cql_systable_ctx sys = {x->plan->schema, x->session->db, x->session->topology};
@@ -2133,6 +2152,10 @@ int cql_exec_select(cql_exec *x)
     if (!rc)
         CQL_TRACE(x->session, CQL_TRACE_READER, "Read %u live rows and 0 tombstone cells",
                   info.rows);
+    if (!rc && projected) { /* every row the engine returned is a result row */
+        res->n_rows += info.rows;
+        run.rows = info.rows;
+    }
     if (!rc && sp->group_n && run.group_rows && (!run.limit || res->n_rows < run.limit))
         rc = agg_result(&run);
     else if (!rc && sp->aggregate && !sp->group_n)

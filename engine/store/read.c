@@ -80,6 +80,11 @@ typedef struct reader {
     eng_arena row_arena;
     eng_ck_lazy lazy;
     eng_deletion view_covering; /* the current view's covering deletion */
+    const eng_plain_row *plain; /* the current row read in its plain form, or NULL */
+    eng_plain_row plain_row;
+    /* per projected column: the id of a regular simple column (read from a plain row's
+       cells), or PROJECT_VIEW (read through the view); set by reader_start */
+    uint32_t project_id[UINT8_MAX + 1];
     eng_val null_ck[ENG_MAX_KEY_COLUMNS];
     /* results */
     uint32_t returned;
@@ -317,8 +322,72 @@ int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err)
     return 0;
 }
 
+/* The value of a regular simple column in a plain row: its cell, or null. */
+static eng_val plain_value(const eng_plain_row *p, uint32_t id)
+{
+    for (uint32_t i = 0; i < p->n_cells && p->cells[i].col <= id; i++)
+        if (p->cells[i].col == id)
+            return p->cells[i].value;
+    return (eng_val){NULL, ENG_NULL};
+}
+
+#define PROJECT_VIEW UINT32_MAX /* a projected column read through the row view */
+#define PROJECT_NULL (UINT32_MAX - 1) /* a non-frozen collection or UDT: a plain row has none */
+
+/* The projected columns' ids in the plain form (reader.project_id). */
+static int project_prepare(reader *r)
+{
+    const eng_query *q = r->q;
+    if (q->n_project > UINT8_MAX + 1)
+        return eng_errorf(r->err, ENG_E_INVALID, "too many projected columns");
+    for (uint16_t i = 0; i < q->n_project; i++) {
+        if (q->project[i] >= q->table->n_cols)
+            return eng_errorf(r->err, ENG_E_INVALID, "Invalid column index %u", q->project[i]);
+        const eng_column *c = &q->table->cols[q->project[i]];
+        r->project_id[i] = c->kind != ENG_COL_REGULAR ? PROJECT_VIEW
+                           : multicell(c->type)       ? PROJECT_NULL
+                                                      : c->id;
+    }
+    return 0;
+}
+
+/* Appends the projected columns of the row v (eng_query.project) to the output, reserving
+   once for the whole row. */
+static int project_row(reader *r, const eng_row_view *v)
+{
+    const eng_query *q = r->q;
+    eng_buf *out = q->project_out;
+    eng_val vals[UINT8_MAX + 1];
+    size_t need = 0;
+    for (uint16_t i = 0; i < q->n_project; i++) {
+        eng_val *val = &vals[i];
+        uint32_t id = r->project_id[i];
+        if (r->plain && id != PROJECT_VIEW) {
+            *val = id == PROJECT_NULL ? (eng_val){NULL, ENG_NULL} : plain_value(r->plain, id);
+        } else {
+            int rc = eng_view_column(v, q->project[i], val, NULL, NULL, r->err);
+            if (rc)
+                return rc;
+        }
+        need += 4 + (val->len > 0 ? (size_t)val->len : 0);
+    }
+    if (out->oom || (out->len + need > out->cap && eng_buf_reserve(out, ENG_MAX(need, 8192))))
+        return nomem(r);
+    uint8_t *p = out->p + out->len;
+    for (uint16_t i = 0; i < q->n_project; i++) {
+        eng_put_be32(p, (uint32_t)vals[i].len);
+        p += 4;
+        if (vals[i].len > 0) {
+            memcpy(p, vals[i].p, (size_t)vals[i].len);
+            p += vals[i].len;
+        }
+    }
+    out->len += need;
+    return 0;
+}
+
 /*
- * Hands one row to the callback, or — once the page is full — only notes
+ * Hands one row to the callback (or the projection), or — once the page is full — only notes
  * that more rows exist. key is the row's storage key (its resume position).
  */
 static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key_len, int stable)
@@ -328,9 +397,13 @@ static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key
         r->done = 1;
         return 0;
     }
-    int rc = r->cb ? r->cb(r->ctx, v) : 0;
-    if (rc < 0)
+    int rc;
+    if (r->q->n_project) {
+        if ((rc = project_row(r, v)))
+            return rc;
+    } else if ((rc = r->cb ? r->cb(r->ctx, v) : 0) < 0) {
         return eng_errorf(r->err, -rc, "read aborted by its consumer");
+    }
     if (rc == 2) {
         /* The page ended before this row: the next one starts with it, resuming after the
            last row returned, which must exist. */
@@ -355,7 +428,9 @@ static int emit(reader *r, const eng_row_view *v, const uint8_t *key, size_t key
         r->last_key = r->last_buf.p;
         r->last_len = r->last_buf.len;
     }
-    if (rc == 1 || (r->q->limit && r->returned >= r->q->limit))
+    if (r->q->limit && r->returned >= r->q->limit && r->q->limit_ends)
+        r->done = 1; /* nothing past the limit is wanted: no row is read to learn of more */
+    else if (rc == 1 || (r->q->limit && r->returned >= r->q->limit))
         r->peeking = 1;
     return 0;
 }
@@ -615,9 +690,49 @@ static inline uint64_t partition_seal(const reader *r, const MDB_val *k)
                                 k->mv_size - r->prefix.len);
 }
 
+/*
+ * A projected read of a row in its plain form, under no partition deletion or range
+ * tombstone: 1 when emitted or skipped here, 0 when the row needs the full decoder, an error
+ * code negated.
+ */
+static int visit_plain_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
+{
+    int rc = eng_row_read_plain(v->mv_data, v->mv_size, partition_seal(r, k), &r->plain_row,
+                                r->err);
+    if (rc <= 0)
+        return rc;
+    int live = r->plain_row.has_marker;
+    for (uint32_t i = 0; !live && i < r->plain_row.n_cells; i++)
+        live = column_exists(r->t, r->plain_row.cells[i].col); /* dropped columns' cells hide */
+    if (!live)
+        return 1;
+    if (r->q->per_partition_limit && r->in_partition >= r->q->per_partition_limit) {
+        *stop = 1;
+        return 1;
+    }
+    const uint8_t *key = k->mv_data;
+    size_t ck_off = r->prefix.len + 1;
+    r->lazy.t = r->t;
+    r->lazy.key = key + ck_off;
+    r->lazy.len = k->mv_size - ck_off;
+    r->lazy.decoded = 0;
+    eng_row_view view;
+    set_view(r, &view, NULL, NULL, r->header.partition_del);
+    r->plain = &r->plain_row;
+    rc = emit(r, &view, key, k->mv_size, 1);
+    r->plain = NULL;
+    return rc ? -rc : 1;
+}
+
 /* Decodes and, if live, emits the row stored at (k, v). *stop: partition limit reached. */
 static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
 {
+    if (r->q->n_project && !r->q->project_full && !r->header.n_rts &&
+        r->header.partition_del.ts_us == ENG_TS_NONE) {
+        int rc = visit_plain_row(r, k, v, stop);
+        if (rc)
+            return rc < 0 ? -rc : 0; /* an error's code (the row's damage), or emitted */
+    }
     eng_arena_reset(&r->row_arena);
     eng_row row;
     int rc = eng_row_decode(v->mv_data, v->mv_size, partition_seal(r, k), &row, &r->row_arena,
@@ -1179,6 +1294,7 @@ static void reader_start(reader *r, eng_db *db, const eng_query *q, eng_row_cb c
     r->has_static_row = 0;
     r->static_live = 0;
     r->at_key = NULL;
+    r->plain = NULL;
 }
 
 int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_info *info,
@@ -1198,6 +1314,8 @@ int eng_read(eng_db *db, const eng_query *q, eng_row_cb cb, void *ctx, eng_read_
     if (q->table->n_pk > ENG_MAX_KEY_COLUMNS || q->table->n_ck > ENG_MAX_KEY_COLUMNS)
         /* CREATE TABLE refuses more; a table from elsewhere is refused, never overrun. */
         rc = eng_errorf(err, ENG_E_INVALID, "too many key columns");
+    else if (q->n_project && (rc = project_prepare(r)) != 0)
+        ; /* refused: a column the table does not have */
     else if (q->vtable)
         rc = read_virtual(r);
     else

@@ -894,6 +894,64 @@ int eng_row_decode_body(const uint8_t *p, size_t len, eng_row *out, eng_arena *a
     return 0;
 }
 
+/* A uvint at *q (one byte inline), moving *q past it; 0 when it runs past end. */
+static inline int plain_uvint(const uint8_t **q, const uint8_t *end, uint64_t *v)
+{
+    if (*q < end && **q < 0x80) {
+        *v = *(*q)++;
+        return 1;
+    }
+    size_t n = *q < end ? eng_get_uvint(*q, (size_t)(end - *q), v) : 0;
+    *q += n;
+    return n != 0;
+}
+
+int eng_row_read_plain(const uint8_t *p, size_t len, uint64_t seal, eng_plain_row *out,
+                       eng_err *err)
+{
+    if (len > 0 && p[0] != STORED_FORMAT)
+        return 0; /* the old format: the full decoder reads (and checks) it */
+    int rc = eng_stored_verify(p, len, seal, "row", err);
+    if (rc)
+        return -rc;
+    const uint8_t *q = p + STORED_HDR_LEN, *end = p + len;
+    uint64_t x;
+    if (q == end || (*q != RF_BASE && *q != (RF_BASE | RF_MARKER)))
+        return 0;
+    out->has_marker = (*q++ & RF_MARKER) != 0;
+    if (!plain_uvint(&q, end, &x)) /* the base timestamp: nothing here for it to matter to */
+        return 0;
+    uint32_t n = 0, col = 0;
+    while (q < end) {
+        uint8_t h = *q++;
+        if ((h & (CH_FLAGS & ~ENG_CELL_COUNTER)) || (h & CH_PATH) || n == ENG_PLAIN_MAX_CELLS)
+            return 0; /* a tombstone, a TTL, a collection element, or many cells */
+        uint64_t delta = h >> CH_COL_SHIFT;
+        if (delta == CH_COL_ESCAPE) {
+            if (!plain_uvint(&q, end, &x))
+                return 0;
+            delta += x;
+        }
+        if ((n && delta == 0) || delta > UINT32_MAX - col)
+            return 0; /* out of order or out of range: damage the full decoder reports */
+        col += (uint32_t)delta;
+        if ((h & CH_TS) && !plain_uvint(&q, end, &x))
+            return 0;
+        if (!plain_uvint(&q, end, &x) || x > (uint64_t)(end - q) || x > INT32_MAX)
+            return 0;
+        if ((h & ENG_CELL_COUNTER) && x != COUNTER_LEN)
+            return 0;
+        out->cells[n].col = col;
+        out->cells[n].value = (eng_val){x ? q : empty_bytes, (int32_t)x};
+        q += x;
+        n++;
+    }
+    if (!out->has_marker && !n)
+        return 0;
+    out->n_cells = n;
+    return 1;
+}
+
 /* ---- partition header ---- */
 
 void eng_pheader_init(eng_pheader *h)

@@ -146,6 +146,36 @@ int eng_row_decode(const uint8_t *p, size_t len, uint64_t seal, eng_row *out, en
    seal; else ENG_E_CORRUPT naming `what`. Reads nothing outside [p, p + len). */
 int eng_stored_verify(const uint8_t *p, size_t len, uint64_t seal, const char *what,
                       eng_err *err);
+/*
+ * The common stored row, read without building cells: a row whose only deletion-free,
+ * clock-free content is a marker without TTL (or no marker) and live simple cells without
+ * TTL (plain values or counter totals, no collection elements). Such a row is live when it
+ * has a marker or a cell of an existing column, and its values are the cells' bytes,
+ * whatever their timestamps — nothing in it can shadow anything else.
+ */
+#define ENG_PLAIN_MAX_CELLS 32
+
+typedef struct eng_plain_cell {
+    uint32_t col;
+    eng_val value;           /* a view into the stored bytes */
+} eng_plain_cell;
+
+typedef struct eng_plain_row {
+    int has_marker;
+    uint32_t n_cells;        /* in increasing column order */
+    eng_plain_cell cells[ENG_PLAIN_MAX_CELLS];
+} eng_plain_row;
+
+/*
+ * Verifies a stored row (as eng_row_decode does) and, when it has the plain form above, fills
+ * *out and returns 1. Returns 0 for any other row — another form, more than
+ * ENG_PLAIN_MAX_CELLS cells, the old format, or a body the full decoder would refuse (it then
+ * reports it): the caller decodes it with eng_row_decode. ENG_E_CORRUPT (negated) when the
+ * checksum fails. Reads nothing outside [p, p + len).
+ */
+int eng_row_read_plain(const uint8_t *p, size_t len, uint64_t seal, eng_plain_row *out,
+                       eng_err *err);
+
 /* The body alone, after the format byte and checksum eng_row_decode checked: the decoder the
    fuzzer drives with arbitrary bytes (tests/fuzz/fuzz_row.c), ENG_E_CORRUPT on any bad byte. */
 int eng_row_decode_body(const uint8_t *p, size_t len, eng_row *out, eng_arena *a, eng_err *err);
