@@ -7,7 +7,9 @@
 #   make test-tsan  the tests that start threads under ThreadSanitizer (build/tsan/); any report fails
 #   make test-long  the same tests with crash loops and races at full length
 #   make test-corrupt  1,000 byte-flip corruption trials on a new seed
-#   make bench      benchmarks (figures go to docs/benchmarks.md)
+#   make bench      every benchmark in its quick form, under 2 minutes (figures: docs/benchmarks.md)
+#   make bench-full every benchmark at full size, then the peers section of docs/benchmarks.md
+#                   and its charts regenerated (PEERS_ARGS=--huge adds 10^7 messages)
 #   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each; new finds merged into
 #                   tests/fuzz/corpus/, which `make test` replays
 #   make demo       build and run the main job
@@ -102,7 +104,8 @@ EXAMPLE_LIBS     = -lsodium -lutil
 BENCH_SRC  = $(sort $(wildcard bench/*_bench.c))
 BENCH_BIN  = $(BENCH_SRC:%.c=$(B)/%)
 
-.PHONY: all lib test test-asan test-tsan test-long test-corrupt bench demo deps install uninstall \
+.PHONY: all lib test test-asan test-tsan test-long test-corrupt bench bench-run bench-full \
+        bench-full-run demo deps install uninstall \
         clean check-layers check-symbols examples test-run tsan-run fuzz fuzz-run fuzz-seed fuzz-seed-run
 
 # The packages come first: a fresh machine needs only `make`.
@@ -258,8 +261,27 @@ bench: deps
 	@sh scripts/deps.sh bench
 	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" bench-run
 
+# The quick forms: --quick, or short rounds for the two that time by the second. The peers
+# benchmark leaves every figure in $(B)/bench/peers.csv (scripts/bench-report.sh reads it).
 bench-run: $(BENCH_BIN) $(B)/cassette
-	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_BIN); do echo "== $$b"; \
+	    case $$b in \
+	    */remote_bench|*/server_bench) $$b --seconds 0.3 --cassette $(B)/cassette ;; \
+	    */peers_bench) $$b --quick --cassette $(B)/cassette --csv $(B)/bench/peers.csv ;; \
+	    *) $$b --quick ;; \
+	    esac || exit 1; done
+
+bench-full: deps
+	@sh scripts/deps.sh bench
+	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" bench-full-run
+
+PEERS_ARGS ?=
+bench-full-run: $(BENCH_BIN) $(B)/cassette
+	@for b in $(filter-out %/peers_bench,$(BENCH_BIN)); do echo "== $$b"; $$b || exit 1; done
+	@echo "== $(B)/bench/peers_bench"
+	@$(B)/bench/peers_bench $(PEERS_ARGS) --cassette $(B)/cassette --csv $(B)/bench/peers.csv
+	@sh scripts/bench-report.sh $(B)/bench/peers.csv docs/benchmarks.md
+	@sh scripts/bench-charts.sh $(B)/bench/peers.csv $(B)/bench/charts
 
 # The main job: a narrated KillrChat scenario (examples/killrchat/demo.c) on an embedded
 # database in a new directory under /tmp, which the interactive client then opens.

@@ -4,12 +4,12 @@
 #   scripts/deps.sh         build and test packages
 #   scripts/deps.sh test    also what the tests drive the server with (the Python driver and
 #                           pytest, the Go driver and Go)
-#   scripts/deps.sh bench   also the benchmark peers (SQLite)
+#   scripts/deps.sh bench   also the benchmark peers (SQLite) and gnuplot for the charts
 #   scripts/deps.sh fuzz    also clang and its libFuzzer and sanitizer runtimes
 set -e
 pkgs="gcc make pkg-config liblmdb-dev libxxhash-dev uuid-dev liblz4-dev libsnappy-dev zlib1g-dev libuv1-dev libssl-dev libcrypt-dev libsodium-dev"
 [ "$1" = test ] && pkgs="$pkgs python3 python3-cassandra python3-pytest python3-lz4 python3-snappy golang-go golang-github-gocql-gocql-dev openssl"
-[ "$1" = bench ] && pkgs="$pkgs libsqlite3-dev"
+[ "$1" = bench ] && pkgs="$pkgs libsqlite3-dev gnuplot-nox"
 [ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
