@@ -125,10 +125,11 @@ static int rd_n(rd *r, uint8_t *dst, size_t n)
 
 static int rd_be64(rd *r, uint64_t *v)
 {
-    uint8_t b[8];
-    if (rd_n(r, b, 8))
+    if ((size_t)(r->end - r->p) < 8)
         return -1;
-    *v = eng_be64(b);
+    /* the mask is 0x00 or 0xFF (descending): one XOR of the whole word */
+    *v = eng_be64(r->p) ^ (r->x ? UINT64_MAX : 0);
+    r->p += 8;
     return 0;
 }
 
@@ -369,9 +370,9 @@ static int get_uuid(rd *r, int kind, uint8_t *o)
     return 0;
 }
 
-static int get_fixed(rd *r, int kind, size_t w, eng_buf *out)
+/* A fixed-width value (w bytes) into o. */
+static int get_fixed_to(rd *r, int kind, size_t w, uint8_t *o)
 {
-    uint8_t o[16];
     if (kind == ENG_UUID || kind == ENG_TIMEUUID) {
         if (get_uuid(r, kind, o))
             return -1;
@@ -392,6 +393,14 @@ static int get_fixed(rd *r, int kind, size_t w, eng_buf *out)
             o[0] ^= 0x80;
         }
     }
+    return 0;
+}
+
+static int get_fixed(rd *r, int kind, size_t w, eng_buf *out)
+{
+    uint8_t o[16];
+    if (get_fixed_to(r, kind, w, o))
+        return -1;
     if (out)
         eng_buf_put(out, o, w);
     return 0;
@@ -1116,6 +1125,22 @@ int eng_key_get(const eng_type *t, const uint8_t **pp, const uint8_t *end, int d
                 eng_err *err)
 {
     return key_read(t, pp, end, desc, out, err);
+}
+
+int eng_key_get_fixed(const eng_type *t, const uint8_t **pp, const uint8_t *end, int desc,
+                      uint8_t out[16])
+{
+    int w = fixed_width(t->kind);
+    if (!w)
+        return 0;
+    rd r = {*pp, end, desc ? 0xFF : 0x00};
+    uint8_t tag;
+    if (rd_u8(&r, &tag) || (tag != TAG_EMPTY && tag != TAG_VALUE))
+        return -1;
+    if (tag == TAG_VALUE && get_fixed_to(&r, t->kind, (size_t)w, out))
+        return -1;
+    *pp = r.p;
+    return tag == TAG_EMPTY ? ENG_KEY_EMPTY : w;
 }
 
 int eng_key_skip(const eng_type *t, const uint8_t **pp, const uint8_t *end, int desc, eng_err *err)

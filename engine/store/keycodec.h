@@ -49,6 +49,15 @@ int eng_key_get(const eng_type *t, const uint8_t **pp, const uint8_t *end, int d
                 eng_err *err);
 
 /* Advances *pp past one encoded component without decoding; 0 or ENG_E_CORRUPT. */
+/*
+ * eng_key_get for the fixed-width types (tinyint ... bigint, float, double, timestamp, date,
+ * time, uuid, timeuuid), straight into out: returns the value's width, ENG_KEY_EMPTY for an
+ * empty value, 0 when t is not of a fixed-width type (nothing read: use eng_key_get), -1 for
+ * bytes that are no such key (damage). Does not check that t may be a key.
+ */
+#define ENG_KEY_EMPTY 255
+int eng_key_get_fixed(const eng_type *t, const uint8_t **pp, const uint8_t *end, int desc,
+                      uint8_t out[16]);
 int eng_key_skip(const eng_type *t, const uint8_t **pp, const uint8_t *end, int desc,
                  eng_err *err);
 

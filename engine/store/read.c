@@ -312,8 +312,9 @@ int eng_view_clustering(const eng_row_view *v, const eng_val **ck, eng_err *err)
     eng_ck_lazy *z = v->ck_lazy;
     if (!z->decoded) {
         eng_buf_reset(&z->buf);
-        int rc = eng_storage_decode_clustering(z->t, z->key, z->key + z->len, &z->buf, z->vals,
-                                               err);
+        /* every row with a clustering key reaches a view only after its checksum held */
+        int rc = eng_storage_decode_clustering_sealed(z->t, z->key, z->key + z->len, &z->buf,
+                                                      z->vals, err);
         if (rc)
             return rc;
         z->decoded = 1;

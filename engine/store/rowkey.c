@@ -108,18 +108,47 @@ static int validate_key_values(const eng_table *t, int first, const eng_val *val
     return 0;
 }
 
+static int decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
+                             eng_buf *scratch, eng_val *ck, int validate, eng_err *err);
+
 int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
                                   eng_buf *scratch, eng_val *ck, eng_err *err)
+{
+    return decode_clustering(t, p, end, scratch, ck, 1, err);
+}
+
+int eng_storage_decode_clustering_sealed(const eng_table *t, const uint8_t *p,
+                                         const uint8_t *end, eng_buf *scratch, eng_val *ck,
+                                         eng_err *err)
+{
+    return decode_clustering(t, p, end, scratch, ck, 0, err);
+}
+
+static int decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
+                             eng_buf *scratch, eng_val *ck, int validate, eng_err *err)
 {
     size_t offs[ENG_MAX_KEY_COLUMNS];
     int n = t->n_ck;
     if (n > ENG_MAX_KEY_COLUMNS)
         return eng_errorf(err, ENG_E_SERVER, "too many clustering columns");
     for (int i = 0; i < n; i++) {
+        const eng_type *ty = t->cols[t->n_pk + i].type;
         offs[i] = scratch->len;
-        int rc = eng_key_get(t->cols[t->n_pk + i].type, &p, end, eng_ck_desc(t, i), scratch, err);
-        if (rc)
-            return rc;
+        uint8_t fixed[16];
+        int w = eng_key_get_fixed(ty, &p, end, eng_ck_desc(t, i), fixed);
+        if (w < 0)
+            w = 0; /* damage: the general decoder reads it again and says what is wrong */
+        if (w == ENG_KEY_EMPTY) {
+            ck[i].len = 0;
+            continue;
+        }
+        if (w) {
+            eng_buf_put(scratch, fixed, (size_t)w);
+        } else {
+            int rc = eng_key_get(ty, &p, end, eng_ck_desc(t, i), scratch, err);
+            if (rc)
+                return rc;
+        }
         ck[i].len = (int32_t)(scratch->len - offs[i]);
     }
     if (scratch->oom)
@@ -127,7 +156,7 @@ int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const ui
     /* Views are set once the buffer stopped moving. */
     for (int i = 0; i < n; i++)
         ck[i].p = scratch->p + offs[i];
-    return validate_key_values(t, t->n_pk, ck, n, err);
+    return validate ? validate_key_values(t, t->n_pk, ck, n, err) : 0;
 }
 
 int eng_storage_split_partition(const eng_table *t, const uint8_t *pk_bytes, size_t len,

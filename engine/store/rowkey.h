@@ -80,6 +80,12 @@ int eng_storage_check_key(size_t len, eng_err *err);
  */
 int eng_storage_decode_clustering(const eng_table *t, const uint8_t *p, const uint8_t *end,
                                   eng_buf *scratch, eng_val *ck, eng_err *err);
+/* The same for the key of a row whose stored value has just passed its checksum: the
+   checksum is seeded with the key (eng_storage_seal), so the key is exactly as written, and
+   its values were checked then; they are not checked again. */
+int eng_storage_decode_clustering_sealed(const eng_table *t, const uint8_t *p,
+                                         const uint8_t *end, eng_buf *scratch, eng_val *ck,
+                                         eng_err *err);
 
 /* Decodes the partition key values from serialized key bytes (views into pk_bytes), each
    valid for its column's type, else ENG_E_CORRUPT. */

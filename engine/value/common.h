@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Error codes: the one list of them. Every fallible engine function returns
@@ -181,6 +182,32 @@ static inline size_t eng_get_vint(const uint8_t *p, size_t len, int64_t *out)
 }
 
 static inline uint16_t eng_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+/* Big-endian loads and stores: one unaligned access and a byte swap on little-endian hosts
+   (the compiler does not always see through the shifts), the shifts elsewhere. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint32_t eng_be32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return __builtin_bswap32(v);
+}
+static inline uint64_t eng_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+static inline void eng_put_be32(uint8_t *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
+}
+static inline void eng_put_be64(uint8_t *p, uint64_t v)
+{
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+}
+#else
 static inline uint32_t eng_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -198,6 +225,7 @@ static inline void eng_put_be64(uint8_t *p, uint64_t v)
     eng_put_be32(p, (uint32_t)(v >> 32));
     eng_put_be32(p + 4, (uint32_t)v);
 }
+#endif
 
 /*
  * Arena: many small allocations freed together (a decoded row, a merge,
