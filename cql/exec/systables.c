@@ -81,11 +81,6 @@ static const sys_keyspace SYS_KEYSPACES[] = {
 #define COMPACTION "org.apache.cassandra.db.compaction."
 #define COMPRESSOR "org.apache.cassandra.io.compress."
 
-int cql_systable_served(const eng_table *t)
-{
-    return t && cql_systable(t->ks, t->name) == t;
-}
-
 int cql_systable_keyspace(const char *ks)
 {
     for (size_t i = 0; ks && i < ENG_ARRAY_LEN(SYS_KEYSPACES); i++)
@@ -764,6 +759,15 @@ typedef struct sys_registry {
 } sys_registry;
 
 static const sys_registry *registry(void);
+
+int cql_systable_served(const eng_table *t)
+{
+    /* The registry's tables are one array: a table is served when it is one of them (by
+       address, with no name compared: every query asks). */
+    const sys_registry *r = t ? registry() : NULL;
+    uintptr_t a = (uintptr_t)t, lo = r ? (uintptr_t)&r->tables[0] : 0;
+    return r && a >= lo && a < (uintptr_t)&r->tables[N_SPECS];
+}
 
 /* A table of a virtual keyspace: described in system_virtual_schema, not in system_schema. */
 static int is_virtual(const eng_table *t)
