@@ -275,11 +275,21 @@ int eng_catalog_version(MDB_txn *txn, MDB_dbi meta, uint64_t *out, eng_err *err)
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+/* The write transaction in which this thread last bumped a schema version (a schema change
+   runs its whole transaction, commit included, on one thread). */
+static __thread uint64_t bumped_txnid;
+
 int eng_catalog_bump_version(MDB_txn *txn, MDB_dbi meta, eng_err *err)
 {
     uint64_t v;
+    bumped_txnid = (uint64_t)mdb_txn_id(txn);
     int rc = eng_catalog_version(txn, meta, &v, err);
     return rc ? rc : eng_catalog_put_u64(txn, meta, "v", v + 1, err);
+}
+
+int eng_catalog_bumped_in(uint64_t id)
+{
+    return bumped_txnid == id;
 }
 
 void eng_table_dbname(const uint8_t id[16], char out[34])

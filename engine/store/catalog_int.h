@@ -28,6 +28,9 @@ int eng_catalog_meta_put(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_buf
 int eng_catalog_meta_del(MDB_txn *txn, MDB_dbi meta, const eng_buf *key, eng_err *err);
 /* Stores the schema version plus one. */
 int eng_catalog_bump_version(MDB_txn *txn, MDB_dbi meta, eng_err *err);
+/* 1 if this thread bumped the schema version in the write transaction id (of any database:
+   a false yes only costs a catalog read). */
+int eng_catalog_bumped_in(uint64_t id);
 
 /* ---- record values (layouts: catalog.c), appended to b ---- */
 

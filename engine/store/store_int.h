@@ -48,6 +48,15 @@ struct eng_db {
     int n_readers;
     uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
     uint64_t checked_version;
+    /* What this process's last committed write transaction left in the catalog, touched only
+       by the thread holding LMDB's write lock: a write transaction whose id follows wrote_txnid
+       starts from that state (LMDB numbers committed write transactions one by one), so it
+       reads neither the schema version nor the timestamp mark from the catalog. */
+    uint64_t wrote_txnid;         /* 0: unknown */
+    uint64_t wrote_version;
+    int64_t wrote_hwm;            /* the mark "h" (INT64_MIN: none stored) */
+    uint64_t txn_hwm_id;          /* the write transaction that last put the mark, and the mark */
+    int64_t txn_hwm;
     eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
     pthread_mutex_t client_lock;  /* guards the client data slot */
     void *client_data;            /* the layer above's per-database state (eng_db_client_data) */
@@ -58,6 +67,10 @@ struct eng_db {
     size_t map_len;
     _Atomic uint64_t file_len;    /* data.mdb's size when last measured */
 };
+
+/* Records what the write transaction id, which just committed on the schema version it ran
+   with, left in the catalog (eng_db.wrote_*). The caller holds the write lock. */
+void eng_note_commit(eng_db *db, uint64_t id, uint64_t version);
 
 /* Finds data.mdb's map after LMDB (re)mapped it (mapview.c). */
 void eng_map_locate(eng_db *db);

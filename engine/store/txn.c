@@ -19,6 +19,7 @@
 
 #include "engine/store/fault.h"
 #include "engine/store/store_int.h"
+#include "engine/store/catalog_int.h"
 
 /* ---- read transactions ---- */
 
@@ -195,12 +196,17 @@ int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, i
     /*
      * A committed snapshot never changes, so a read transaction on the
      * snapshot last checked needs no second look at the stored version.
-     * Write transactions always look: their id is not yet a committed one.
+     * Write transactions look unless they follow this process's own last
+     * commit (eng_note_commit): their id is not yet a committed one.
      */
     uint64_t id = (uint64_t)mdb_txn_id(txn);
     pthread_mutex_lock(&db->schema_lock);
-    if (readonly && db->schema && db->checked_txnid == id &&
-        db->checked_version == db->schema->version) {
+    /* A write transaction right after this process's last commit starts from its state, and
+       a read transaction on that commit's snapshot sees it. */
+    int after_own = db->wrote_txnid && id == db->wrote_txnid + !readonly &&
+                    db->wrote_version == (db->schema ? db->schema->version : UINT64_MAX);
+    if (db->schema && (after_own || (readonly && db->checked_txnid == id &&
+                                     db->checked_version == db->schema->version))) {
         *out = eng_schema_ref(db->schema);
         pthread_mutex_unlock(&db->schema_lock);
         return 0;
@@ -258,17 +264,53 @@ int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table
 
 int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err)
 {
-    uint64_t mark;
+    uint64_t mark, id = (uint64_t)mdb_txn_id(txn);
     int64_t hwm = INT64_MIN;
-    int rc = eng_catalog_get_u64(txn, db->meta, "h", &mark, err);
-    if (rc == 0)
+    int rc = 0, known = 1;
+    pthread_mutex_lock(&db->schema_lock);
+    if (db->txn_hwm_id == id) /* put earlier in this transaction (or in an aborted one of the
+                                 same id: a mark never stored is still past the stored one) */
+        hwm = db->txn_hwm;
+    else if (db->wrote_txnid && id == db->wrote_txnid + 1)
+        hwm = db->wrote_hwm;
+    else
+        known = 0;
+    pthread_mutex_unlock(&db->schema_lock);
+    if (!known && (rc = eng_catalog_get_u64(txn, db->meta, "h", &mark, err)) == 0)
         hwm = (int64_t)mark;
-    else if (rc != MDB_NOTFOUND)
+    else if (!known && rc != MDB_NOTFOUND)
         return rc;
     int64_t now = eng_clock_now_us(&db->clock);
     int64_t ts = (hwm != INT64_MIN && now <= hwm) ? hwm + 1 : now;
     if ((rc = eng_catalog_put_u64(txn, db->meta, "h", (uint64_t)ts, err)))
         return rc;
+    pthread_mutex_lock(&db->schema_lock);
+    db->txn_hwm_id = id;
+    db->txn_hwm = ts;
+    pthread_mutex_unlock(&db->schema_lock);
     *ts_us = ts;
     return 0;
+}
+
+void eng_note_commit(eng_db *db, uint64_t id, uint64_t version)
+{
+    /* Which id the commit took: a transaction that changed nothing takes none, and another
+       process may have committed since (then the state is unknown). */
+    MDB_envinfo info;
+    uint64_t last = mdb_env_info(db->env, &info) ? 0 : (uint64_t)info.me_last_txnid;
+    pthread_mutex_lock(&db->schema_lock);
+    if (last + 1 == id) {
+        /* nothing written: the state it started from, whatever was known of it, stands */
+    } else if (last != id || eng_catalog_bumped_in(id)) {
+        db->wrote_txnid = 0; /* another writer since, or a schema change: read it again */
+    } else if (db->txn_hwm_id == id) {
+        db->wrote_txnid = id;
+        db->wrote_version = version;
+        db->wrote_hwm = db->txn_hwm;
+    } else if (db->wrote_txnid && id == db->wrote_txnid + 1) {
+        db->wrote_txnid = id; /* the mark and the version as they were */
+    } else {
+        db->wrote_txnid = 0; /* the mark it started from was never read: unknown */
+    }
+    pthread_mutex_unlock(&db->schema_lock);
 }
