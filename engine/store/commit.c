@@ -182,14 +182,15 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             return;
         }
         applied = g.applied;
-        uint64_t id = (uint64_t)mdb_txn_id(txn), version = cur ? cur->version : 0;
+        eng_write_state ws;
+        eng_write_state_take(db, txn, cur ? cur->version : 0, &ws);
         int had_schema = cur != NULL;
         eng_schema_unref(cur);
         int mrc = 0;
         if (again || !applied)
             mdb_txn_abort(txn);
         else if ((mrc = mdb_txn_commit(txn)) == 0 && had_schema)
-            eng_note_commit(db, id, version);
+            eng_note_commit(db, &ws);
         pthread_rwlock_unlock(&db->resize_lock);
         if (again == ENG_MAP_FULL || mrc == MDB_MAP_FULL) {
             if ((rc = eng_grow_map(db, &e))) {
@@ -433,7 +434,8 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
             pthread_rwlock_unlock(&db->resize_lock);
             return fault_error(err);
         }
-        uint64_t id = (uint64_t)mdb_txn_id(txn), version = cur ? cur->version : 0;
+        eng_write_state ws;
+        eng_write_state_take(db, txn, cur ? cur->version : 0, &ws);
         int had_schema = cur != NULL;
         if (cur)
             eng_schema_unref(cur);
@@ -445,7 +447,7 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
             else if (mrc)
                 rc = eng_lmdb_write_err(db, &local, mrc, "commit");
             else if (had_schema)
-                eng_note_commit(db, id, version);
+                eng_note_commit(db, &ws);
         } else {
             full = rc == ENG_MAP_FULL;
             mdb_txn_abort(txn);

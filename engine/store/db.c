@@ -254,6 +254,8 @@ static int open_path(const char *path, int temporary, const eng_db_options *opts
         }
     }
     eng_db *db = eng_calloc(1, sizeof *db);
+    if (db)
+        db->last_ts = INT64_MIN; /* no write timestamp handed out yet */
     if (!db) {
         pthread_mutex_unlock(&registry_lock);
         return eng_errorf(err, ENG_E_NOMEM, "out of memory opening %s", path);

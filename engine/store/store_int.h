@@ -48,15 +48,19 @@ struct eng_db {
     int n_readers;
     uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
     uint64_t checked_version;
-    /* What this process's last committed write transaction left in the catalog, touched only
-       by the thread holding LMDB's write lock: a write transaction whose id follows wrote_txnid
-       starts from that state (LMDB numbers committed write transactions one by one), so it
-       reads neither the schema version nor the timestamp mark from the catalog. */
+    /* Write timestamps and the stored state a write starts from, under schema_lock. LMDB
+       numbers committed write transactions one by one, so a write transaction whose id
+       follows this process's last commit (wrote_txnid), or a read snapshot of it, starts from
+       what that commit left: the schema version it ran with and the timestamp mark it stored;
+       it reads neither from the catalog. */
+    int64_t last_ts;              /* the newest write timestamp this process handed out */
     uint64_t wrote_txnid;         /* 0: unknown */
     uint64_t wrote_version;
-    int64_t wrote_hwm;            /* the mark "h" (INT64_MIN: none stored) */
-    uint64_t txn_hwm_id;          /* the write transaction that last put the mark, and the mark */
-    int64_t txn_hwm;
+    int64_t wrote_reserved;       /* the mark "h" stored (eng_next_timestamp) */
+    uint64_t txn_hwm_id;          /* the write transaction that took a timestamp (0: none in
+                                     the current one), and the mark it knows is stored */
+    int64_t txn_reserved;
+    uint64_t txn_dirty_id;        /* the write transaction that changed the database */
     eng_committer *committer;     /* group commit (commit.c); NULL with durability NONE */
     pthread_mutex_t client_lock;  /* guards the client data slot */
     void *client_data;            /* the layer above's per-database state (eng_db_client_data) */
@@ -68,9 +72,22 @@ struct eng_db {
     _Atomic uint64_t file_len;    /* data.mdb's size when last measured */
 };
 
-/* Records what the write transaction id, which just committed on the schema version it ran
-   with, left in the catalog (eng_db.wrote_*). The caller holds the write lock. */
-void eng_note_commit(eng_db *db, uint64_t id, uint64_t version);
+/* What a write transaction leaves behind for the next one (eng_db.wrote_*): taken while it
+   is still open, since the next may begin as soon as it commits. */
+typedef struct eng_write_state {
+    uint64_t id;
+    uint64_t version;   /* the schema version it ran with */
+    int dirty;          /* it changed the database, so its commit takes the id */
+    int took;           /* it took a write timestamp, knowing the stored mark: */
+    int64_t reserved;
+} eng_write_state;
+
+/* Notes that the write transaction txn changed the database (eng_write_state.dirty). */
+void eng_txn_dirty(eng_db *db, MDB_txn *txn);
+
+void eng_write_state_take(eng_db *db, MDB_txn *txn, uint64_t version, eng_write_state *st);
+/* Records st once its transaction committed (eng_db.wrote_*). */
+void eng_note_commit(eng_db *db, const eng_write_state *st);
 
 /* Finds data.mdb's map after LMDB (re)mapped it (mapview.c). */
 void eng_map_locate(eng_db *db);

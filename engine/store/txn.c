@@ -27,6 +27,12 @@ int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
 {
     for (;;) {
         int rc = mdb_txn_begin(db->env, NULL, flags, txn);
+        if (rc == 0 && !(flags & MDB_RDONLY)) {
+            /* a new write transaction has put no timestamp mark yet (eng_next_timestamp) */
+            pthread_mutex_lock(&db->schema_lock);
+            db->txn_hwm_id = 0;
+            pthread_mutex_unlock(&db->schema_lock);
+        }
         if (rc != MDB_MAP_RESIZED)
             return rc;
         /* Another process grew the map: adopt its size, then try again. */
@@ -262,51 +268,96 @@ int eng_resolve_table(const eng_schema *cur, const eng_table *t, const eng_table
 
 /* ---- timestamps ---- */
 
+/*
+ * The stored mark "h" is a reservation: at least every timestamp this process or any other
+ * handed out. It is moved RESERVE_US past a timestamp only when one reaches it, so a stream of
+ * writes puts it once a millisecond instead of once a write; the newest timestamp handed out
+ * is kept in memory. A writer that does not know the stored mark (another process wrote
+ * since, or this one just opened) reads it and starts after it: at most RESERVE_US ahead of
+ * its clock.
+ */
+#define RESERVE_US 1000
+
 int eng_next_timestamp(eng_db *db, MDB_txn *txn, int64_t *ts_us, eng_err *err)
 {
     uint64_t mark, id = (uint64_t)mdb_txn_id(txn);
-    int64_t hwm = INT64_MIN;
+    int64_t last, reserved = INT64_MIN;
     int rc = 0, known = 1;
     pthread_mutex_lock(&db->schema_lock);
-    if (db->txn_hwm_id == id) /* put earlier in this transaction (or in an aborted one of the
-                                 same id: a mark never stored is still past the stored one) */
-        hwm = db->txn_hwm;
+    if (db->txn_hwm_id == id)
+        reserved = db->txn_reserved;
     else if (db->wrote_txnid && id == db->wrote_txnid + 1)
-        hwm = db->wrote_hwm;
+        reserved = db->wrote_reserved;
     else
         known = 0;
+    last = db->last_ts;
     pthread_mutex_unlock(&db->schema_lock);
-    if (!known && (rc = eng_catalog_get_u64(txn, db->meta, "h", &mark, err)) == 0)
-        hwm = (int64_t)mark;
-    else if (!known && rc != MDB_NOTFOUND)
-        return rc;
+    if (!known) {
+        rc = eng_catalog_get_u64(txn, db->meta, "h", &mark, err);
+        if (rc == 0) {
+            reserved = (int64_t)mark;
+            if (reserved > last) /* every timestamp handed out is at most the mark */
+                last = reserved;
+        } else if (rc != MDB_NOTFOUND) {
+            return rc;
+        }
+    }
     int64_t now = eng_clock_now_us(&db->clock);
-    int64_t ts = (hwm != INT64_MIN && now <= hwm) ? hwm + 1 : now;
-    if ((rc = eng_catalog_put_u64(txn, db->meta, "h", (uint64_t)ts, err)))
-        return rc;
+    int64_t ts = (last != INT64_MIN && now <= last) ? last + 1 : now;
+    int put = reserved == INT64_MIN || ts > reserved;
+    if (put) {
+        int64_t r = ts <= INT64_MAX - RESERVE_US ? ts + RESERVE_US : INT64_MAX;
+        if ((rc = eng_catalog_put_u64(txn, db->meta, "h", (uint64_t)r, err)))
+            return rc;
+        reserved = r;
+    }
     pthread_mutex_lock(&db->schema_lock);
+    if (ts > db->last_ts)
+        db->last_ts = ts;
     db->txn_hwm_id = id;
-    db->txn_hwm = ts;
+    db->txn_reserved = reserved;
+    if (put)
+        db->txn_dirty_id = id;
     pthread_mutex_unlock(&db->schema_lock);
     *ts_us = ts;
     return 0;
 }
 
-void eng_note_commit(eng_db *db, uint64_t id, uint64_t version)
+void eng_txn_dirty(eng_db *db, MDB_txn *txn)
 {
-    /* Which id the commit took: a transaction that changed nothing takes none, and another
-       process may have committed since (then the state is unknown). */
+    pthread_mutex_lock(&db->schema_lock);
+    db->txn_dirty_id = (uint64_t)mdb_txn_id(txn);
+    pthread_mutex_unlock(&db->schema_lock);
+}
+
+void eng_write_state_take(eng_db *db, MDB_txn *txn, uint64_t version, eng_write_state *st)
+{
+    st->id = (uint64_t)mdb_txn_id(txn);
+    st->version = version;
+    pthread_mutex_lock(&db->schema_lock);
+    st->dirty = db->txn_dirty_id == st->id;
+    st->took = db->txn_hwm_id == st->id;
+    st->reserved = db->txn_reserved;
+    pthread_mutex_unlock(&db->schema_lock);
+}
+
+void eng_note_commit(eng_db *db, const eng_write_state *st)
+{
+    /* Which id the commit took: one that changed nothing takes none, and another writer may
+       have committed since (then what is stored is not known). */
     MDB_envinfo info;
     uint64_t last = mdb_env_info(db->env, &info) ? 0 : (uint64_t)info.me_last_txnid;
+    uint64_t id = st->id;
     pthread_mutex_lock(&db->schema_lock);
-    if (last + 1 == id) {
-        /* nothing written: the state it started from, whatever was known of it, stands */
-    } else if (last != id || eng_catalog_bumped_in(id)) {
-        db->wrote_txnid = 0; /* another writer since, or a schema change: read it again */
-    } else if (db->txn_hwm_id == id) {
+    if (!st->dirty && last + 1 == id) {
+        /* nothing written, nobody else wrote: the state it started from stands */
+    } else if (!st->dirty || last != id || eng_catalog_bumped_in(id)) {
+        /* a commit not known to be this one's, another writer since, or a schema change */
+        db->wrote_txnid = 0;
+    } else if (st->took) {
         db->wrote_txnid = id;
-        db->wrote_version = version;
-        db->wrote_hwm = db->txn_hwm;
+        db->wrote_version = st->version;
+        db->wrote_reserved = st->reserved;
     } else if (db->wrote_txnid && id == db->wrote_txnid + 1) {
         db->wrote_txnid = id; /* the mark and the version as they were */
     } else {

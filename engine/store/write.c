@@ -850,6 +850,8 @@ int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_
     }
     eng_arena_free(&pre_arena);
     writer_free(&w);
+    if (!rc && n)
+        eng_txn_dirty(db, txn); /* the commit takes an id (eng_note_commit) */
     return rc;
 }
 
