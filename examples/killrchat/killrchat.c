@@ -798,15 +798,24 @@ kc_status kc_create_room(kc_db *db, const char *creator_login, const char *room,
     return s == KC_OK ? ok(err) : s;
 }
 
-kc_status kc_join_room(kc_db *db, const char *login, const char *room, kc_err *err)
+/* A login and a room name, both checked; with p, the login's profile is read too (the
+   caller's on KC_OK). */
+static kc_status check_member(kc_db *db, const char *login, const char *room, kc_profile *p,
+                              kc_err *err)
 {
     kc_status s = check_name("a login", login, err);
     if (s == KC_OK)
         s = check_name("a room name", room, err);
-    if (s != KC_OK)
-        return s;
+    if (s == KC_OK && p)
+        s = user_read(db, login, p, NULL, err);
+    return s;
+}
+
+kc_status kc_join_room(kc_db *db, const char *login, const char *room, kc_err *err)
+{
     kc_profile p;
-    if ((s = user_read(db, login, &p, NULL, err)) != KC_OK)
+    kc_status s = check_member(db, login, room, &p, err);
+    if (s != KC_OK)
         return s;
     kc_room r;
     s = room_read(db, room, 0, &r, err);
@@ -863,13 +872,9 @@ kc_status kc_join_room(kc_db *db, const char *login, const char *room, kc_err *e
 
 kc_status kc_leave_room(kc_db *db, const char *login, const char *room, kc_err *err)
 {
-    kc_status s = check_name("a login", login, err);
-    if (s == KC_OK)
-        s = check_name("a room name", room, err);
-    if (s != KC_OK)
-        return s;
     kc_profile p;
-    if ((s = user_read(db, login, &p, NULL, err)) != KC_OK)
+    kc_status s = check_member(db, login, room, &p, err);
+    if (s != KC_OK)
         return s;
     kc_room r;
     kc_status found = room_read(db, room, 0, &r, err);
@@ -909,9 +914,7 @@ static kc_status delete_messages(kc_db *db, const char *room, kc_err *err);
 
 kc_status kc_delete_room(kc_db *db, const char *login, const char *room, kc_err *err)
 {
-    kc_status s = check_name("a login", login, err);
-    if (s == KC_OK)
-        s = check_name("a room name", room, err);
+    kc_status s = check_member(db, login, room, NULL, err);
     if (s != KC_OK)
         return s;
     kc_room r;
@@ -1108,7 +1111,7 @@ typedef struct pending_day {
 
 kc_status kc_flush(kc_db *db, kc_err *err)
 {
-    pending_day *todo = NULL;
+    pending_day *unwritten = NULL;
     size_t n = 0, cap = 0;
     kc_status s = KC_OK;
     pthread_mutex_lock(&db->cache_lock);
@@ -1119,19 +1122,19 @@ kc_status kc_flush(kc_db *db, kc_err *err)
                     continue;
                 if (n == cap) {
                     size_t ncap = cap ? cap * 2 : 16;
-                    pending_day *t = realloc(todo, ncap * sizeof *t);
+                    pending_day *t = realloc(unwritten, ncap * sizeof *t);
                     if (!t) {
                         s = KC_NOMEM;
                         break;
                     }
-                    todo = t;
+                    unwritten = t;
                     cap = ncap;
                 }
-                if (!(todo[n].room = dup0(c->name))) {
+                if (!(unwritten[n].room = dup0(c->name))) {
                     s = KC_NOMEM;
                     break;
                 }
-                todo[n++].day = c->days[i];
+                unwritten[n++].day = c->days[i];
                 c->state[i] = DAY_FLUSHING;
             }
     pthread_mutex_unlock(&db->cache_lock);
@@ -1140,15 +1143,15 @@ kc_status kc_flush(kc_db *db, kc_err *err)
         int done = 0;
         if (s == KC_OK) {
             CassStatement *st = bound(db, P_DAY_INSERT);
-            cass_statement_bind_string(st, 0, todo[i].room);
-            cass_statement_bind_int32(st, 1, todo[i].day);
+            cass_statement_bind_string(st, 0, unwritten[i].room);
+            cass_statement_bind_int32(st, 1, unwritten[i].day);
             s = run(db, st, NULL, &e);
             done = s == KC_OK;
         }
-        cache_mark(db, todo[i].room, todo[i].day, done);
-        free(todo[i].room);
+        cache_mark(db, unwritten[i].room, unwritten[i].day, done);
+        free(unwritten[i].room);
     }
-    free(todo);
+    free(unwritten);
     if (s == KC_NOMEM)
         return nomem(err);
     if (s != KC_OK)
