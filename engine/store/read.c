@@ -728,16 +728,19 @@ static int visit_plain_row(reader *r, const MDB_val *k, const MDB_val *v, int *s
 /* Decodes and, if live, emits the row stored at (k, v). *stop: partition limit reached. */
 static int visit_row(reader *r, const MDB_val *k, const MDB_val *v, int *stop)
 {
+    int checked = 0; /* the checksum already held: the decoder need not hash the row again */
     if (r->q->n_project && !r->q->project_full && !r->header.n_rts &&
         r->header.partition_del.ts_us == ENG_TS_NONE) {
         int rc = visit_plain_row(r, k, v, stop);
         if (rc)
             return rc < 0 ? -rc : 0; /* an error's code (the row's damage), or emitted */
+        checked = r->plain_row.checked;
     }
     eng_arena_reset(&r->row_arena);
     eng_row row;
-    int rc = eng_row_decode(v->mv_data, v->mv_size, partition_seal(r, k), &row, &r->row_arena,
-                            r->err);
+    int rc = checked ? eng_row_decode_checked(v->mv_data, v->mv_size, &row, &r->row_arena, r->err)
+                     : eng_row_decode(v->mv_data, v->mv_size, partition_seal(r, k), &row,
+                                      &r->row_arena, r->err);
     if (rc)
         return rc;
     const uint8_t *key = k->mv_data;

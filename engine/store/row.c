@@ -909,11 +909,13 @@ static inline int plain_uvint(const uint8_t **q, const uint8_t *end, uint64_t *v
 int eng_row_read_plain(const uint8_t *p, size_t len, uint64_t seal, eng_plain_row *out,
                        eng_err *err)
 {
+    out->checked = 0;
     if (len > 0 && p[0] != STORED_FORMAT)
         return 0; /* the old format: the full decoder reads (and checks) it */
     int rc = eng_stored_verify(p, len, seal, "row", err);
     if (rc)
         return -rc;
+    out->checked = 1;
     const uint8_t *q = p + STORED_HDR_LEN, *end = p + len;
     uint64_t x;
     if (q == end || (*q != RF_BASE && *q != (RF_BASE | RF_MARKER)))
@@ -950,6 +952,12 @@ int eng_row_read_plain(const uint8_t *p, size_t len, uint64_t seal, eng_plain_ro
         return 0;
     out->n_cells = n;
     return 1;
+}
+
+int eng_row_decode_checked(const uint8_t *p, size_t len, eng_row *out, eng_arena *a,
+                           eng_err *err)
+{
+    return eng_row_decode_body(p + STORED_HDR_LEN, len - STORED_HDR_LEN, out, a, err);
 }
 
 /* ---- partition header ---- */

@@ -161,6 +161,7 @@ typedef struct eng_plain_cell {
 } eng_plain_cell;
 
 typedef struct eng_plain_row {
+    int checked;             /* the checksum held (a row not plain: eng_row_decode_checked) */
     int has_marker;
     uint32_t n_cells;        /* in increasing column order */
     eng_plain_cell cells[ENG_PLAIN_MAX_CELLS];
@@ -175,6 +176,10 @@ typedef struct eng_plain_row {
  */
 int eng_row_read_plain(const uint8_t *p, size_t len, uint64_t seal, eng_plain_row *out,
                        eng_err *err);
+/* eng_row_decode of a row whose checksum eng_row_read_plain verified (checked): the body is
+   decoded without hashing it again. */
+int eng_row_decode_checked(const uint8_t *p, size_t len, eng_row *out, eng_arena *a,
+                           eng_err *err);
 
 /* The body alone, after the format byte and checksum eng_row_decode checked: the decoder the
    fuzzer drives with arbitrary bytes (tests/fuzz/fuzz_row.c), ENG_E_CORRUPT on any bad byte. */
