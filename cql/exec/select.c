@@ -1489,6 +1489,17 @@ static int json_row(select_run *r, const eng_val *vals)
     return rc;
 }
 
+/* Appends one result row (its JSON text, or its columns); *row_off is where its bytes begin. */
+static int add_result_row(select_run *r, const eng_val *vals, size_t *row_off)
+{
+    *row_off = r->x->result->data.len;
+    if (r->sp->json)
+        return json_row(r, vals);
+    return cql_result_add_row(r->x->result, vals) ? eng_errorf(r->x->err, ENG_E_NOMEM,
+                                                               "out of memory")
+                                                   : 0;
+}
+
 /* The values of the ORDER BY columns in the row v, appended to out as [int len][bytes]. */
 static int put_order_values(select_run *r, const eng_row_view *v, eng_buf *out)
 {
@@ -1751,11 +1762,8 @@ static int select_row(void *ctx, const eng_row_view *v)
         if (rc)
             return -rc;
     }
-    size_t row_off = r->x->result->data.len;
-    int rc = sp->json ? json_row(r, vals)
-                      : cql_result_add_row(r->x->result, vals)
-                            ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory")
-                            : 0;
+    size_t row_off;
+    int rc = add_result_row(r, vals, &row_off);
     if (!rc && r->post_order) {
         eng_buf key = ENG_BUF_INIT;
         rc = put_order_values(r, v, &key);
@@ -1869,11 +1877,8 @@ static int agg_result(select_run *r)
         if (rc)
             return rc;
     }
-    size_t row_off = r->x->result->data.len;
-    int rc = sp->json ? json_row(r, vals)
-                      : cql_result_add_row(r->x->result, vals)
-                            ? eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory")
-                            : 0;
+    size_t row_off;
+    int rc = add_result_row(r, vals, &row_off);
     if (!rc && r->post_order)
         rc = add_order_entry(r, row_off, r->group_order.p, r->group_order.len);
     return rc;
