@@ -85,6 +85,13 @@ eng_uuidgen *eng_db_uuidgen(eng_db *db);
  * with eng_schema_unref. Threads: any.
  */
 int eng_db_schema(eng_db *db, eng_schema **out, eng_err *err);
+/*
+ * 1 when s is known, without a transaction, to be the current snapshot: the
+ * calling thread last found it current and nothing has been committed since.
+ * 0 says only "not known" (eng_db_schema decides). No reference is taken:
+ * the caller holds s. Threads: any; takes no lock another thread takes.
+ */
+int eng_db_schema_known(eng_db *db, const eng_schema *s);
 
 /* ---- schema changes (each one write transaction; see catalog.h for rules) ---- */
 

@@ -153,11 +153,11 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
         reset_jobs(jobs, n);
         eng_err e;
         eng_err_clear(&e);
-        pthread_rwlock_rdlock(&db->resize_lock);
+        eng_resize_shared(db);
         MDB_txn *txn;
         int rc = eng_write_begin(db, &txn);
         if (rc) {
-            pthread_rwlock_unlock(&db->resize_lock);
+            eng_resize_shared_end(db);
             fail_jobs(jobs, n, eng_lmdb_err(&e, rc, "begin write transaction"), &e);
             return;
         }
@@ -166,7 +166,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
         rc = eng_db_schema_in(db, txn, 0, &cur, &stale, &e);
         if (rc) {
             mdb_txn_abort(txn);
-            pthread_rwlock_unlock(&db->resize_lock);
+            eng_resize_shared_end(db);
             fail_jobs(jobs, n, rc, &e);
             return;
         }
@@ -177,7 +177,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             /* LMDB faulted on a damaged page: nothing of the group is committed */
             eng_schema_unref(cur);
             mdb_txn_abort(txn);
-            pthread_rwlock_unlock(&db->resize_lock);
+            eng_resize_shared_end(db);
             fail_jobs(jobs, n, fault_error(&e), &e);
             return;
         }
@@ -191,7 +191,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             mdb_txn_abort(txn);
         else if ((mrc = mdb_txn_commit(txn)) == 0 && had_schema)
             eng_note_commit(db, &ws);
-        pthread_rwlock_unlock(&db->resize_lock);
+        eng_resize_shared_end(db);
         if (again == ENG_MAP_FULL || mrc == MDB_MAP_FULL) {
             if ((rc = eng_grow_map(db, &e))) {
                 fail_jobs(jobs, n, rc, &e);
@@ -412,11 +412,11 @@ static int run_direct_in(void *arg)
 static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err)
 {
     for (;;) {
-        pthread_rwlock_rdlock(&db->resize_lock);
+        eng_resize_shared(db);
         MDB_txn *txn;
         int rc = eng_txn_begin(db, 0, &txn);
         if (rc) {
-            pthread_rwlock_unlock(&db->resize_lock);
+            eng_resize_shared_end(db);
             return eng_lmdb_err(err, rc, "begin write transaction");
         }
         eng_err local;
@@ -431,7 +431,7 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
             if (cur)
                 eng_schema_unref(cur);
             mdb_txn_abort(txn);
-            pthread_rwlock_unlock(&db->resize_lock);
+            eng_resize_shared_end(db);
             return fault_error(err);
         }
         eng_write_state ws;
@@ -452,7 +452,7 @@ static int write_direct(eng_db *db, eng_write_body body, void *ctx, eng_err *err
             full = rc == ENG_MAP_FULL;
             mdb_txn_abort(txn);
         }
-        pthread_rwlock_unlock(&db->resize_lock);
+        eng_resize_shared_end(db);
         if (full) {
             int grc = eng_grow_map(db, err);
             if (grc)

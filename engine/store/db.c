@@ -93,19 +93,15 @@ static void destroy(eng_db *db)
     eng_committer_stop(db); /* completes what is queued, while the environment is open */
     if (db->client_destroy)
         db->client_destroy(db->client_data);
-    if (db->env) {
-        eng_read_pool_free(db); /* their cursors go before the transactions */
-        for (int i = 0; i < db->n_pool; i++)
-            mdb_txn_abort(db->pool[i]);
+    eng_read_pool_free(db); /* their cursors go before the transactions, */
+    eng_shards_free(db);    /* and the transactions before the environment */
+    if (db->env)
         mdb_env_close(db->env);
-    }
     if (db->schema)
         eng_schema_unref(db->schema);
     if (db->temporary && db->path)
         remove_dir(db->path);
-    pthread_rwlock_destroy(&db->resize_lock);
     pthread_mutex_destroy(&db->schema_lock);
-    pthread_mutex_destroy(&db->pool_lock);
     pthread_mutex_destroy(&db->client_lock);
     eng_free(db->path);
     eng_free(db);
@@ -260,14 +256,8 @@ static int open_path(const char *path, int temporary, const eng_db_options *opts
         pthread_mutex_unlock(&registry_lock);
         return eng_errorf(err, ENG_E_NOMEM, "out of memory opening %s", path);
     }
-    pthread_rwlockattr_t ra;
-    pthread_rwlockattr_init(&ra);
-    /* Prefer the (rare) map grower so steady readers cannot starve it. */
-    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&db->resize_lock, &ra);
-    pthread_rwlockattr_destroy(&ra);
+    eng_shards_init(db);
     pthread_mutex_init(&db->schema_lock, NULL);
-    pthread_mutex_init(&db->pool_lock, NULL);
     pthread_mutex_init(&db->client_lock, NULL);
     db->refs = 1;
     db->pid = getpid();

@@ -99,7 +99,8 @@ typedef struct reader {
     eng_buf tmp, lo, hi;
     const uint8_t *at_key; /* the cursor's key after the last cur_get (NULL: unknown) */
     size_t at_len;
-    eng_schema *schema;    /* the snapshot of the read transaction (read_once) */
+    eng_schema *schema;    /* the read transaction's snapshot, a reference kept from read to
+                              read (eng_db_schema_hold) */
     const uint8_t *map_lo, *map_end; /* the file's mapped bytes as last measured */
     eng_fault_frame *fault; /* the read's fault frame (read_in_txn) */
     uint64_t prefix_seal;   /* eng_storage_prefix_seal of the current partition's prefix */
@@ -1106,6 +1107,7 @@ static void reader_destroy(reader *r)
 {
     if (r->cur)
         mdb_cursor_close(r->cur);
+    eng_schema_unref(r->schema);
     eng_buf_free(&r->prefix);
     eng_buf_free(&r->pk_bytes);
     eng_arena_free(&r->header_arena);
@@ -1125,10 +1127,11 @@ static void reader_destroy(reader *r)
 static reader *reader_get(eng_db *db)
 {
     reader *r = NULL;
-    pthread_mutex_lock(&db->pool_lock);
-    if (db->n_readers)
-        r = db->readers[--db->n_readers];
-    pthread_mutex_unlock(&db->pool_lock);
+    eng_read_shard *sh = &db->shards[eng_thread_shard()].s;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_readers)
+        r = sh->readers[--sh->n_readers];
+    pthread_mutex_unlock(&sh->lock);
     if (r)
         return r;
     r = eng_calloc(1, sizeof *r);
@@ -1144,21 +1147,25 @@ static reader *reader_get(eng_db *db)
 
 static void reader_put(eng_db *db, reader *r)
 {
-    pthread_mutex_lock(&db->pool_lock);
-    if (db->n_readers < ENG_READ_POOL) {
-        db->readers[db->n_readers++] = r;
+    eng_read_shard *sh = &db->shards[eng_thread_shard()].s;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_readers < ENG_SHARD_POOL) {
+        sh->readers[sh->n_readers++] = r;
         r = NULL;
     }
-    pthread_mutex_unlock(&db->pool_lock);
+    pthread_mutex_unlock(&sh->lock);
     if (r)
         reader_destroy(r);
 }
 
 void eng_read_pool_free(eng_db *db)
 {
-    for (int i = 0; i < db->n_readers; i++)
-        reader_destroy(db->readers[i]);
-    db->n_readers = 0;
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        eng_read_shard *sh = &db->shards[i].s;
+        for (int j = 0; j < sh->n_readers; j++)
+            reader_destroy(sh->readers[j]);
+        sh->n_readers = 0;
+    }
 }
 
 /* A cursor on the table in this transaction, reusing the reader's when it can. */
@@ -1229,7 +1236,7 @@ static int read_in_txn(void *arg)
     reader *r = arg;
     r->fault = eng_fault_current; /* the frame eng_fault_run pushed: no TLS access per step */
     int stale = 0;
-    int rc = eng_db_schema_in(r->db, r->txn, 1, &r->schema, &stale, r->err);
+    int rc = eng_db_schema_hold(r->db, r->txn, &r->schema, &stale, r->err);
     if (!rc && stale) {
         r->restart = 1;
         return 0;
@@ -1250,7 +1257,6 @@ static int read_in_txn(void *arg)
 
 static int read_once(reader *r, int *restart)
 {
-    r->schema = NULL;
     r->restart = 0;
     int rc = eng_read_begin(r->db, &r->txn, r->err);
     if (rc)
@@ -1269,9 +1275,6 @@ static int read_once(reader *r, int *restart)
         eng_read_end(r->db, r->txn);
     }
     r->txn = NULL;
-    if (r->schema)
-        eng_schema_unref(r->schema);
-    r->schema = NULL;
     *restart = r->restart;
     return rc;
 }

@@ -60,9 +60,9 @@ int eng_db_snapshot(eng_db *db, const char *dir, eng_err *err)
     if (access(data, F_OK) == 0)
         return eng_errorf(err, ENG_E_IO, "snapshot directory %s already holds a database", dir);
 
-    pthread_rwlock_rdlock(&db->resize_lock);
+    eng_resize_shared(db);
     rc = mdb_env_copy2(db->env, dir, MDB_CP_COMPACT);
-    pthread_rwlock_unlock(&db->resize_lock);
+    eng_resize_shared_end(db);
     if (rc == EEXIST) /* another copy got there between the check and ours: not ours to remove */
         return eng_errorf(err, ENG_E_IO, "snapshot directory %s already holds a database", dir);
     if (rc) {

@@ -20,7 +20,32 @@
 #include "engine/store/catalog.h"
 #include "engine/store/row.h"
 
-#define ENG_READ_POOL 64
+/* Reset read transactions, and idle read states, each thread's shard keeps ready. */
+#define ENG_SHARD_POOL 8
+
+/*
+ * What a thread's statements take without a lock any other thread takes
+ * (eng_thread_shard): its shard of the resize lock, its pools, and the read
+ * snapshot it last found to hold a schema snapshot. With up to ENG_SHARDS
+ * threads, a read shares no lock and no written cache line with another.
+ */
+typedef struct eng_read_shard {
+    pthread_rwlock_t resize;      /* this shard of the resize lock (eng_resize_shared) */
+    pthread_mutex_t lock;         /* guards what follows */
+    MDB_txn *txns[ENG_SHARD_POOL]; /* reset read transactions ready to renew */
+    int n_txns;
+    struct reader *readers[ENG_SHARD_POOL]; /* idle read states (read.c), with their memory */
+    int n_readers;
+    eng_schema *schema;           /* a reference: the schema read snapshot checked_txnid holds */
+    uint64_t checked_txnid;       /* meaningful while `schema` is set */
+} eng_read_shard;
+
+/* A shard padded to whole cache lines, with a line to spare since the handle is only
+   malloc-aligned: two shards' fields never share a line. */
+typedef union eng_read_shard_slot {
+    eng_read_shard s;
+    char pad[(sizeof(eng_read_shard) / ENG_CACHE_LINE + 2) * ENG_CACHE_LINE];
+} eng_read_shard_slot;
 
 typedef struct eng_committer eng_committer; /* commit.c */
 
@@ -38,16 +63,11 @@ struct eng_db {
     size_t map_size;
     eng_clock clock;
     eng_uuidgen uuidgen;
-    pthread_rwlock_t resize_lock; /* shared by every transaction, exclusive to grow the map */
+    /* The resize lock is sharded (eng_read_shard.resize): shared by every transaction on
+       its thread's shard, exclusive (every shard) to grow the map. */
+    eng_read_shard_slot shards[ENG_SHARDS];
     pthread_mutex_t schema_lock;  /* guards `schema` swaps and mdb_dbi_open */
     eng_schema *schema;           /* newest snapshot this process loaded */
-    pthread_mutex_t pool_lock;
-    MDB_txn *pool[ENG_READ_POOL]; /* reset read transactions ready to renew */
-    int n_pool;
-    struct reader *readers[ENG_READ_POOL]; /* idle read states (read.c), with their memory */
-    int n_readers;
-    uint64_t checked_txnid;       /* a read snapshot known to hold checked_version (schema_lock) */
-    uint64_t checked_version;
     /* Write timestamps and the stored state a write starts from, under schema_lock. LMDB
        numbers committed write transactions one by one, so a write transaction whose id
        follows this process's last commit (wrote_txnid), or a read snapshot of it, starts from
@@ -126,7 +146,20 @@ int eng_db_reload_schema(eng_db *db, eng_err *err);
 /* Frees the pooled read states (at close, before the environment goes). */
 void eng_read_pool_free(eng_db *db);
 
-/* Read transaction (from the pool); end it with eng_read_end. */
+/*
+ * The resize lock: shared on the calling thread's shard around every
+ * transaction (released by the same thread), exclusive on every shard, in
+ * order, to remap. Exclusive is taken with no transaction of the thread open.
+ */
+void eng_resize_shared(eng_db *db);
+void eng_resize_shared_end(eng_db *db);
+void eng_resize_exclusive(eng_db *db);
+void eng_resize_exclusive_end(eng_db *db);
+int eng_shards_init(eng_db *db);
+void eng_shards_free(eng_db *db);
+
+/* Read transaction (from the thread's shard's pool); end it with eng_read_end on the same
+   thread. */
 int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err);
 void eng_read_end(eng_db *db, MDB_txn *txn);
 /* Ends a read transaction in an unknown state (after a fault in LMDB): aborted, not pooled. */
@@ -190,6 +223,13 @@ void eng_committer_wait(eng_db *db, eng_job *job);
  */
 int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
                      eng_err *err);
+/*
+ * eng_db_schema_in for a read transaction whose caller keeps a reference
+ * from one transaction to the next (a pooled reader): *held (a reference, or
+ * NULL) is replaced only when txn's schema is another, so a stream of reads
+ * on one schema moves no reference count. On stale, *held is unchanged.
+ */
+int eng_db_schema_hold(eng_db *db, MDB_txn *txn, eng_schema **held, int *stale, eng_err *err);
 
 /*
  * Resolves a caller's table against the current snapshot: the same table

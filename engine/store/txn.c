@@ -21,6 +21,56 @@
 #include "engine/store/store_int.h"
 #include "engine/store/catalog_int.h"
 
+/* ---- the resize lock and the per-thread shards ---- */
+
+static eng_read_shard *my_shard(eng_db *db) { return &db->shards[eng_thread_shard()].s; }
+
+void eng_resize_shared(eng_db *db) { pthread_rwlock_rdlock(&my_shard(db)->resize); }
+
+void eng_resize_shared_end(eng_db *db) { pthread_rwlock_unlock(&my_shard(db)->resize); }
+
+void eng_resize_exclusive(eng_db *db)
+{
+    for (int i = 0; i < ENG_SHARDS; i++)
+        pthread_rwlock_wrlock(&db->shards[i].s.resize);
+}
+
+void eng_resize_exclusive_end(eng_db *db)
+{
+    for (int i = ENG_SHARDS - 1; i >= 0; i--)
+        pthread_rwlock_unlock(&db->shards[i].s.resize);
+}
+
+int eng_shards_init(eng_db *db)
+{
+    pthread_rwlockattr_t ra;
+    if (pthread_rwlockattr_init(&ra))
+        return -1;
+    /* Prefer the (rare) map grower so steady readers cannot starve it. */
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        pthread_rwlock_init(&db->shards[i].s.resize, &ra);
+        pthread_mutex_init(&db->shards[i].s.lock, NULL);
+    }
+    pthread_rwlockattr_destroy(&ra);
+    return 0;
+}
+
+/* Called once no transaction is open, after the read states (their cursors) are gone. */
+void eng_shards_free(eng_db *db)
+{
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        eng_read_shard *sh = &db->shards[i].s;
+        for (int j = 0; j < sh->n_txns; j++)
+            mdb_txn_abort(sh->txns[j]);
+        sh->n_txns = 0;
+        eng_schema_unref(sh->schema);
+        sh->schema = NULL;
+        pthread_rwlock_destroy(&sh->resize);
+        pthread_mutex_destroy(&sh->lock);
+    }
+}
+
 /* ---- read transactions ---- */
 
 int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
@@ -36,23 +86,24 @@ int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
         if (rc != MDB_MAP_RESIZED)
             return rc;
         /* Another process grew the map: adopt its size, then try again. */
-        pthread_rwlock_unlock(&db->resize_lock);
-        pthread_rwlock_wrlock(&db->resize_lock);
+        eng_resize_shared_end(db);
+        eng_resize_exclusive(db);
         mdb_env_set_mapsize(db->env, 0);
         eng_map_locate(db);
-        pthread_rwlock_unlock(&db->resize_lock);
-        pthread_rwlock_rdlock(&db->resize_lock);
+        eng_resize_exclusive_end(db);
+        eng_resize_shared(db);
     }
 }
 
 int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err)
 {
-    pthread_rwlock_rdlock(&db->resize_lock);
+    eng_read_shard *sh = my_shard(db);
+    pthread_rwlock_rdlock(&sh->resize);
     MDB_txn *t = NULL;
-    pthread_mutex_lock(&db->pool_lock);
-    if (db->n_pool)
-        t = db->pool[--db->n_pool];
-    pthread_mutex_unlock(&db->pool_lock);
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_txns)
+        t = sh->txns[--sh->n_txns];
+    pthread_mutex_unlock(&sh->lock);
     int rc;
     if (t) {
         rc = mdb_txn_renew(t);
@@ -68,7 +119,7 @@ int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err)
         rc = eng_txn_begin(db, MDB_RDONLY, &t);
     }
     if (rc) {
-        pthread_rwlock_unlock(&db->resize_lock);
+        pthread_rwlock_unlock(&sh->resize);
         return eng_lmdb_err(err, rc, "begin read transaction");
     }
     *txn = t;
@@ -79,7 +130,7 @@ void eng_read_abandon(eng_db *db, MDB_txn *txn)
 {
     if (txn)
         mdb_txn_abort(txn);
-    pthread_rwlock_unlock(&db->resize_lock);
+    eng_resize_shared_end(db);
 }
 
 void eng_read_end(eng_db *db, MDB_txn *txn)
@@ -87,15 +138,16 @@ void eng_read_end(eng_db *db, MDB_txn *txn)
     if (!txn)
         return;
     mdb_txn_reset(txn);
-    pthread_mutex_lock(&db->pool_lock);
-    if (db->n_pool < ENG_READ_POOL) {
-        db->pool[db->n_pool++] = txn;
+    eng_read_shard *sh = my_shard(db);
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_txns < ENG_SHARD_POOL) {
+        sh->txns[sh->n_txns++] = txn;
         txn = NULL;
     }
-    pthread_mutex_unlock(&db->pool_lock);
+    pthread_mutex_unlock(&sh->lock);
     if (txn)
         mdb_txn_abort(txn);
-    pthread_rwlock_unlock(&db->resize_lock);
+    pthread_rwlock_unlock(&sh->resize);
 }
 
 /* ---- write transactions ---- */
@@ -105,7 +157,7 @@ int eng_write_begin(eng_db *db, MDB_txn **txn) { return eng_txn_begin(db, 0, txn
 /* Doubles the map. Called with no transaction of this thread open. */
 int eng_grow_map(eng_db *db, eng_err *err)
 {
-    pthread_rwlock_wrlock(&db->resize_lock);
+    eng_resize_exclusive(db);
     MDB_envinfo info;
     mdb_env_info(db->env, &info);
     size_t want = info.me_mapsize * 2;
@@ -113,7 +165,7 @@ int eng_grow_map(eng_db *db, eng_err *err)
     if (rc == 0)
         db->map_size = want;
     eng_map_locate(db);
-    pthread_rwlock_unlock(&db->resize_lock);
+    eng_resize_exclusive_end(db);
     return rc ? eng_lmdb_err(err, rc, "grow the map") : 0;
 }
 
@@ -194,55 +246,126 @@ int eng_db_reload_schema(eng_db *db, eng_err *err)
     return rc;
 }
 
+/* Remembers, in the calling thread's shard, that read snapshot `id` holds schema s. */
+static void shard_note_checked(eng_db *db, uint64_t id, eng_schema *s)
+{
+    eng_read_shard *sh = my_shard(db);
+    eng_schema *old = NULL;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->schema != s) {
+        old = sh->schema;
+        sh->schema = eng_schema_ref(s);
+    }
+    sh->checked_txnid = id;
+    pthread_mutex_unlock(&sh->lock);
+    eng_schema_unref(old);
+}
+
+/* The schema the thread's shard knows read snapshot `id` holds (a reference), or NULL. */
+static eng_schema *shard_checked(eng_db *db, uint64_t id)
+{
+    eng_read_shard *sh = my_shard(db);
+    eng_schema *s = NULL;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->schema && sh->checked_txnid == id)
+        s = eng_schema_ref(sh->schema);
+    pthread_mutex_unlock(&sh->lock);
+    return s;
+}
+
 int eng_db_schema_in(eng_db *db, MDB_txn *txn, int readonly, eng_schema **out, int *stale,
                      eng_err *err)
 {
     *out = NULL;
     *stale = 0;
     /*
-     * A committed snapshot never changes, so a read transaction on the
-     * snapshot last checked needs no second look at the stored version.
-     * Write transactions look unless they follow this process's own last
-     * commit (eng_note_commit): their id is not yet a committed one.
+     * A committed snapshot never changes, so a read transaction on a
+     * snapshot already checked needs no second look at the stored version:
+     * each thread's shard remembers the last it checked, so a stream of
+     * reads takes no lock another thread takes. Write transactions look
+     * unless they follow this process's own last commit (eng_note_commit):
+     * their id is not yet a committed one.
      */
     uint64_t id = (uint64_t)mdb_txn_id(txn);
+    if (readonly && (*out = shard_checked(db, id)))
+        return 0;
     pthread_mutex_lock(&db->schema_lock);
     /* A write transaction right after this process's last commit starts from its state, and
        a read transaction on that commit's snapshot sees it. */
     int after_own = db->wrote_txnid && id == db->wrote_txnid + !readonly &&
                     db->wrote_version == (db->schema ? db->schema->version : UINT64_MAX);
-    if (db->schema && (after_own || (readonly && db->checked_txnid == id &&
-                                     db->checked_version == db->schema->version))) {
-        *out = eng_schema_ref(db->schema);
-        pthread_mutex_unlock(&db->schema_lock);
-        return 0;
-    }
-    pthread_mutex_unlock(&db->schema_lock);
-    uint64_t v;
-    int rc = schema_version(txn, db->meta, &v, err);
-    if (rc)
-        return rc;
-    pthread_mutex_lock(&db->schema_lock);
     eng_schema *s = db->schema ? eng_schema_ref(db->schema) : NULL;
-    if (s && s->version == v && readonly) {
-        db->checked_txnid = id;
-        db->checked_version = v;
-    }
     pthread_mutex_unlock(&db->schema_lock);
-    if (s && s->version == v) {
+    if (s && after_own) {
+        if (readonly)
+            shard_note_checked(db, id, s);
         *out = s;
         return 0;
     }
-    if (s)
+    uint64_t v;
+    int rc = schema_version(txn, db->meta, &v, err);
+    if (rc) {
         eng_schema_unref(s);
+        return rc;
+    }
+    if (s && s->version == v) {
+        if (readonly)
+            shard_note_checked(db, id, s);
+        *out = s;
+        return 0;
+    }
+    eng_schema_unref(s);
     if ((rc = eng_db_reload_schema(db, err)))
         return rc;
     *stale = 1;
     return 0;
 }
 
+int eng_db_schema_known(eng_db *db, const eng_schema *s)
+{
+    MDB_envinfo info;
+    if (!s || mdb_env_info(db->env, &info))
+        return 0;
+    eng_read_shard *sh = my_shard(db);
+    pthread_mutex_lock(&sh->lock);
+    int known = sh->schema == s && sh->checked_txnid == (uint64_t)info.me_last_txnid;
+    pthread_mutex_unlock(&sh->lock);
+    return known;
+}
+
+int eng_db_schema_hold(eng_db *db, MDB_txn *txn, eng_schema **held, int *stale, eng_err *err)
+{
+    *stale = 0;
+    uint64_t id = (uint64_t)mdb_txn_id(txn);
+    eng_read_shard *sh = my_shard(db);
+    eng_schema *old = NULL;
+    pthread_mutex_lock(&sh->lock);
+    int known = sh->schema && sh->checked_txnid == id;
+    if (known && sh->schema != *held) {
+        old = *held;
+        *held = eng_schema_ref(sh->schema);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    if (known) {
+        eng_schema_unref(old);
+        return 0;
+    }
+    eng_schema *s;
+    int rc = eng_db_schema_in(db, txn, 1, &s, stale, err);
+    if (rc || *stale)
+        return rc;
+    eng_schema_unref(*held);
+    *held = s;
+    return 0;
+}
+
 int eng_db_schema(eng_db *db, eng_schema **out, eng_err *err)
 {
+    /* Nothing committed since the snapshot this thread last checked: its schema stands,
+       and no read transaction is needed to say so. */
+    MDB_envinfo info;
+    if (mdb_env_info(db->env, &info) == 0 && (*out = shard_checked(db, info.me_last_txnid)))
+        return 0;
     for (;;) {
         MDB_txn *txn;
         int rc = eng_read_begin(db, &txn, err);

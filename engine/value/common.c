@@ -318,3 +318,13 @@ void eng_arena_free(eng_arena *a)
     }
     a->head = NULL;
 }
+
+unsigned eng_thread_shard(void)
+{
+    static _Atomic unsigned next_thread;
+    static _Thread_local unsigned shard_plus_one; /* 0: not yet asked */
+    if (__builtin_expect(shard_plus_one == 0, 0))
+        shard_plus_one = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) %
+                             ENG_SHARDS + 1;
+    return shard_plus_one - 1;
+}

@@ -265,4 +265,17 @@ typedef struct eng_val {
 #define ENG_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ENG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Per-thread shards. A structure every query touches (a pool, a lock, a
+ * counter) keeps ENG_SHARDS copies, each on cache lines of its own, and a
+ * thread uses the copy eng_thread_shard() names: threads running at once
+ * then neither wait on one mutex nor pass one cache line back and forth.
+ * Numbers are handed out in the order threads first ask, so up to
+ * ENG_SHARDS threads never share a shard. A thread's shard never changes,
+ * so what a thread locks in its shard it unlocks there. Thread-safe.
+ */
+#define ENG_SHARDS 8
+#define ENG_CACHE_LINE 64
+unsigned eng_thread_shard(void);
+
 #endif
