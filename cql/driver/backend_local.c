@@ -60,12 +60,22 @@ typedef struct exec_slot {
 
 #define SLOT_GEN_UNKNOWN UINT64_MAX
 
+/* Executor sessions free for a request, one list per thread shard (eng_thread_shard), so
+   that requests on different threads take no common lock. */
+typedef union idle_list {
+    struct {
+        pthread_mutex_t lock;
+        exec_slot *head;
+    } l;
+    char pad[(sizeof(pthread_mutex_t) / ENG_CACHE_LINE + 2) * ENG_CACHE_LINE];
+} idle_list;
+
 struct cql_backend {
     eng_db *db;
-    pthread_mutex_t lock; /* guards what follows */
-    char *keyspace;       /* the current keyspace, NULL before the first USE */
-    uint64_t ks_gen;      /* bumped at every keyspace change; 0 = no keyspace */
-    exec_slot *idle;      /* executor sessions free for a request */
+    pthread_mutex_t lock;     /* guards keyspace, and ks_gen's changes */
+    char *keyspace;           /* the current keyspace, NULL before the first USE */
+    _Atomic uint64_t ks_gen;  /* bumped at every keyspace change; 0 = no keyspace */
+    idle_list idle[ENG_SHARDS];
 };
 
 static int nomem(eng_err *err, const char *what)
@@ -217,6 +227,8 @@ static CassError local_connect(const CassCluster *c, const char *contacts, const
         return failure(err, CASS_ERROR_LIB_UNABLE_TO_CONNECT, "out of memory connecting");
     }
     pthread_mutex_init(&b->lock, NULL);
+    for (int i = 0; i < ENG_SHARDS; i++)
+        pthread_mutex_init(&b->idle[i].l.lock, NULL);
     *out = b;
     return CASS_OK;
 }
@@ -231,10 +243,14 @@ static void slot_free(exec_slot *slot)
 
 static void local_close(cql_backend *b)
 {
-    while (b->idle) {
-        exec_slot *next = b->idle->next;
-        slot_free(b->idle);
-        b->idle = next;
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        exec_slot *slot = b->idle[i].l.head;
+        while (slot) {
+            exec_slot *next = slot->next;
+            slot_free(slot);
+            slot = next;
+        }
+        pthread_mutex_destroy(&b->idle[i].l.lock);
     }
     eng_db_close(b->db);
     eng_free(b->keyspace);
@@ -272,17 +288,20 @@ static void slot_put(cql_backend *b, exec_slot *slot, const cql_result *r)
     char *ks = NULL;
     if (r && r->kind == CQL_RESULT_SET_KEYSPACE && r->keyspace)
         ks = eng_strdup(r->keyspace); /* on OOM the keyspace stays; the slot is resynced */
-    pthread_mutex_lock(&b->lock);
     if (ks) {
+        pthread_mutex_lock(&b->lock);
         eng_free(b->keyspace);
         b->keyspace = ks;
-        slot->gen = ++b->ks_gen;
+        slot->gen = atomic_fetch_add(&b->ks_gen, 1) + 1;
+        pthread_mutex_unlock(&b->lock);
     } else if (r && r->kind == CQL_RESULT_SET_KEYSPACE) {
         slot->gen = SLOT_GEN_UNKNOWN;
     }
-    slot->next = b->idle;
-    b->idle = slot;
-    pthread_mutex_unlock(&b->lock);
+    idle_list *idle = &b->idle[eng_thread_shard()];
+    pthread_mutex_lock(&idle->l.lock);
+    slot->next = idle->l.head;
+    idle->l.head = slot;
+    pthread_mutex_unlock(&idle->l.lock);
 }
 
 /*
@@ -293,16 +312,23 @@ static void slot_put(cql_backend *b, exec_slot *slot, const cql_result *r)
 static int slot_get(cql_backend *b, exec_slot **out, eng_err *err)
 {
     *out = NULL;
-    pthread_mutex_lock(&b->lock);
-    exec_slot *slot = b->idle;
+    idle_list *idle = &b->idle[eng_thread_shard()];
+    pthread_mutex_lock(&idle->l.lock);
+    exec_slot *slot = idle->l.head;
     if (slot)
-        b->idle = slot->next;
-    uint64_t gen = b->ks_gen;
+        idle->l.head = slot->next;
+    pthread_mutex_unlock(&idle->l.lock);
+    uint64_t gen = atomic_load(&b->ks_gen);
     char *ks = NULL;
     int oom = 0;
-    if (b->keyspace && (!slot || slot->gen != gen))
-        oom = !(ks = eng_strdup(b->keyspace));
-    pthread_mutex_unlock(&b->lock);
+    if (!slot || slot->gen != gen) {
+        /* behind: the keyspace to catch up with, and the generation that goes with it */
+        pthread_mutex_lock(&b->lock);
+        gen = atomic_load(&b->ks_gen);
+        if (b->keyspace)
+            oom = !(ks = eng_strdup(b->keyspace));
+        pthread_mutex_unlock(&b->lock);
+    }
     int rc = 0;
     if (oom) {
         rc = nomem(err, "starting a request");
@@ -392,14 +418,21 @@ static void request_options(const cql_request *req, cql_exec_options *o)
     o->trace = req->tracing; /* the executor fills the result's tracing_id */
 }
 
-/* The executor's statement of an EXECUTE: the handle, or the text prepared here. */
+/*
+ * The executor's statement of an EXECUTE: the handle, borrowed (*owned 0: the CassPrepared,
+ * which the statement being executed holds, keeps it for the call), or the text prepared here
+ * (*owned 1: the caller drops it). Borrowing moves no reference count that every thread
+ * executing the statement would write.
+ */
 static int statement_of(cql_session *s, const CassPrepared *prepared, cql_prepared **out,
-                        eng_err *err)
+                        int *owned, eng_err *err)
 {
     if (prepared->backend == &cql_backend_local && prepared->handle) {
-        *out = cql_prepared_ref(prepared->handle);
+        *out = prepared->handle;
+        *owned = 0;
         return 0;
     }
+    *owned = 1;
     return cql_prepare(s, prepared->query, prepared->query_len, out, err);
 }
 
@@ -461,10 +494,12 @@ static void local_execute(cql_backend *b, const cql_request *req, cql_backend_do
     durable_wait *w = arm_durable(b, &o, done, arg);
     if (req->prepared) {
         cql_prepared *p = NULL;
-        rc = statement_of(slot->s, req->prepared, &p, &err);
+        int owned = 0;
+        rc = statement_of(slot->s, req->prepared, &p, &owned, &err);
         if (!rc)
             rc = cql_execute(slot->s, p, &o, &r, &err);
-        cql_prepared_unref(p);
+        if (owned)
+            cql_prepared_unref(p);
     } else {
         rc = cql_query(slot->s, req->query, req->query_len, &o, &r, &err);
     }
@@ -496,8 +531,11 @@ static void local_execute_batch(cql_backend *b, const cql_batch_request *req,
     int rc = (!ps || !os) ? nomem(&err, "executing a batch") : slot_get(b, &slot, &err);
     for (uint32_t i = 0; !rc && i < n; i++) {
         const cql_request *st = &req->stmts[i];
-        rc = st->prepared ? statement_of(slot->s, st->prepared, &ps[i], &err)
+        int owned = 1;
+        rc = st->prepared ? statement_of(slot->s, st->prepared, &ps[i], &owned, &err)
                           : cql_prepare_simple(slot->s, st->query, st->query_len, &ps[i], &err);
+        if (!rc && !owned)
+            cql_prepared_ref(ps[i]); /* each is dropped below */
         request_options(st, &os[i]);
         /* A BATCH message carries no per-statement timestamp or consistency. */
         os[i].timestamp = ENG_TS_NONE;

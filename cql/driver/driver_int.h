@@ -358,6 +358,7 @@ struct CassFuture_ {
     void *producer;              /* whoever completes it later keeps its own context here
                                     (session.c: the session whose request it is) */
     uint64_t started_us;         /* session.c: when the request began (latency metrics) */
+    int gate;                    /* session.c: the request gate it entered */
     CassNode coordinator;        /* the node that answered (remote; set before the outcome;
                                     address_length 0: none) */
 };
@@ -604,14 +605,23 @@ void cql_drv_hist_read(const uint64_t *hist, cass_uint64_t *min, cass_uint64_t *
                        cass_uint64_t *p99, cass_uint64_t *p999);
 uint64_t cql_drv_now_us(void); /* monotonic */
 
+/* A thread shard's part of a meter (eng_thread_shard): counted without a lock another
+   thread takes. */
+typedef struct cql_drv_meter_shard {
+    pthread_mutex_t lock;
+    uint64_t count, uncounted;  /* all; since the last 5 s tick */
+    uint64_t hist[CQL_DRV_HIST_BUCKETS];
+    char pad[ENG_CACHE_LINE];   /* the next shard's lock on another line */
+} cql_drv_meter_shard;
+
 /* A session's requests: their latencies and rates. Thread-safe. */
 typedef struct cql_drv_meter {
-    pthread_mutex_t lock;
-    uint64_t hist[CQL_DRV_HIST_BUCKETS];
-    uint64_t count, uncounted;  /* all; since the last 5 s tick */
-    uint64_t start_us, last_tick_us;
-    double m1, m5, m15;         /* requests per second, exponentially weighted */
+    pthread_mutex_t lock;        /* the rates */
+    _Atomic uint64_t last_tick_us;
+    uint64_t start_us;
+    double m1, m5, m15;          /* requests per second, exponentially weighted */
     int rates_init;
+    cql_drv_meter_shard shards[ENG_SHARDS];
 } cql_drv_meter;
 void cql_drv_meter_init(cql_drv_meter *m);
 void cql_drv_meter_destroy(cql_drv_meter *m);

@@ -92,10 +92,32 @@ void cql_drv_meter_init(cql_drv_meter *m)
 {
     memset(m, 0, sizeof *m);
     pthread_mutex_init(&m->lock, NULL);
-    m->start_us = m->last_tick_us = cql_drv_now_us();
+    for (int i = 0; i < ENG_SHARDS; i++)
+        pthread_mutex_init(&m->shards[i].lock, NULL);
+    m->start_us = cql_drv_now_us();
+    atomic_init(&m->last_tick_us, m->start_us);
 }
 
-void cql_drv_meter_destroy(cql_drv_meter *m) { pthread_mutex_destroy(&m->lock); }
+void cql_drv_meter_destroy(cql_drv_meter *m)
+{
+    for (int i = 0; i < ENG_SHARDS; i++)
+        pthread_mutex_destroy(&m->shards[i].lock);
+    pthread_mutex_destroy(&m->lock);
+}
+
+/* The requests counted since the last tick, taken from every shard (under m->lock). */
+static uint64_t take_uncounted(cql_drv_meter *m)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        cql_drv_meter_shard *sh = &m->shards[i];
+        pthread_mutex_lock(&sh->lock);
+        n += sh->uncounted;
+        sh->uncounted = 0;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return n;
+}
 
 /* Moves the rates on by every 5 s tick since the last (under m->lock). */
 static void meter_tick(cql_drv_meter *m, uint64_t now)
@@ -104,9 +126,13 @@ static void meter_tick(cql_drv_meter *m, uint64_t now)
     static const double alpha[3] = {0.07995558537067671, 0.01652854617838251,
                                     0.005540151995103271};
     double *rate[3] = {&m->m1, &m->m5, &m->m15};
-    while (now - m->last_tick_us >= TICK_US) {
-        double instant = (double)m->uncounted / (TICK_US / 1e6);
-        m->uncounted = 0;
+    uint64_t last = atomic_load(&m->last_tick_us);
+    if (now - last < TICK_US)
+        return;
+    uint64_t uncounted = take_uncounted(m);
+    while (now - last >= TICK_US) {
+        double instant = (double)uncounted / (TICK_US / 1e6);
+        uncounted = 0;
         for (int i = 0; i < 3; i++) {
             if (m->rates_init)
                 *rate[i] += alpha[i] * (instant - *rate[i]);
@@ -114,35 +140,52 @@ static void meter_tick(cql_drv_meter *m, uint64_t now)
                 *rate[i] = instant;
         }
         m->rates_init = 1;
-        m->last_tick_us += TICK_US;
-        if (now - m->last_tick_us > 3600u * 1000000u) /* idle for an hour: the rates are 0 */
-            m->last_tick_us = now - (now - m->last_tick_us) % TICK_US, m->m1 = m->m5 = m->m15 = 0;
+        last += TICK_US;
+        if (now - last > 3600u * 1000000u) /* idle for an hour: the rates are 0 */
+            last = now - (now - last) % TICK_US, m->m1 = m->m5 = m->m15 = 0;
     }
+    atomic_store(&m->last_tick_us, last);
 }
 
 void cql_drv_meter_record(cql_drv_meter *m, uint64_t latency_us)
 {
     uint64_t now = cql_drv_now_us();
-    pthread_mutex_lock(&m->lock);
-    meter_tick(m, now);
-    cql_drv_hist_add(m->hist, latency_us);
-    m->count++;
-    m->uncounted++;
-    pthread_mutex_unlock(&m->lock);
+    /* Only a request that crosses a 5 s tick takes the meter's own lock. */
+    if (now - atomic_load_explicit(&m->last_tick_us, memory_order_relaxed) >= TICK_US) {
+        pthread_mutex_lock(&m->lock);
+        meter_tick(m, now);
+        pthread_mutex_unlock(&m->lock);
+    }
+    cql_drv_meter_shard *sh = &m->shards[eng_thread_shard()];
+    pthread_mutex_lock(&sh->lock);
+    cql_drv_hist_add(sh->hist, latency_us);
+    sh->count++;
+    sh->uncounted++;
+    pthread_mutex_unlock(&sh->lock);
 }
 
 void cql_drv_meter_read(cql_drv_meter *m, CassMetrics *out)
 {
     uint64_t now = cql_drv_now_us();
+    uint64_t hist[CQL_DRV_HIST_BUCKETS] = {0}; /* the shards' histograms merged */
+    uint64_t count = 0;
     pthread_mutex_lock(&m->lock);
     meter_tick(m, now);
-    cql_drv_hist_read(m->hist, &out->requests.min, &out->requests.max, &out->requests.mean,
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        cql_drv_meter_shard *sh = &m->shards[i];
+        pthread_mutex_lock(&sh->lock);
+        count += sh->count;
+        for (unsigned b = 0; b < CQL_DRV_HIST_BUCKETS; b++)
+            hist[b] += sh->hist[b];
+        pthread_mutex_unlock(&sh->lock);
+    }
+    cql_drv_hist_read(hist, &out->requests.min, &out->requests.max, &out->requests.mean,
                       &out->requests.stddev, &out->requests.median,
                       &out->requests.percentile_75th, &out->requests.percentile_95th,
                       &out->requests.percentile_98th, &out->requests.percentile_99th,
                       &out->requests.percentile_999th);
     double secs = (double)(now - m->start_us) / 1e6;
-    out->requests.mean_rate = secs > 0 ? (double)m->count / secs : 0;
+    out->requests.mean_rate = secs > 0 ? (double)count / secs : 0;
     out->requests.one_minute_rate = m->m1;
     out->requests.five_minute_rate = m->m5;
     out->requests.fifteen_minute_rate = m->m15;
@@ -151,8 +194,11 @@ void cql_drv_meter_read(cql_drv_meter *m, CassMetrics *out)
 
 uint64_t cql_drv_meter_count(cql_drv_meter *m)
 {
-    pthread_mutex_lock(&m->lock);
-    uint64_t n = m->count;
-    pthread_mutex_unlock(&m->lock);
+    uint64_t n = 0;
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        pthread_mutex_lock(&m->shards[i].lock);
+        n += m->shards[i].count;
+        pthread_mutex_unlock(&m->shards[i].lock);
+    }
     return n;
 }

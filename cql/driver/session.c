@@ -33,11 +33,31 @@
 
 enum session_state { ST_CLOSED, ST_CONNECTING, ST_CONNECTED, ST_CLOSING };
 
+/*
+ * The way a request comes in: one gate per thread shard (eng_thread_shard),
+ * each with its own lock, so that requests running at once on different
+ * threads share no lock. A connect opens every gate once the backend is
+ * set; a close shuts every gate, then waits for each to empty before it
+ * closes the backend.
+ */
+typedef struct request_gate {
+    pthread_mutex_t lock;
+    pthread_cond_t drained; /* `active` fell to 0 on a shut gate */
+    int open;
+    unsigned active;        /* requests in through this gate, using the backend */
+} request_gate;
+
+typedef union gate_slot {
+    request_gate g;
+    char pad[(sizeof(request_gate) / ENG_CACHE_LINE + 2) * ENG_CACHE_LINE];
+} gate_slot;
+
 typedef struct session_impl {
-    CassSession pub;      /* first: a CassSession * is a session_impl *; pub.lock guards all */
-    pthread_cond_t cond;  /* state changes, `active` falling to 0 */
+    CassSession pub;      /* first: a CassSession * is a session_impl *; pub.lock guards all
+                             but the gates */
+    pthread_cond_t cond;  /* state changes */
     int state;            /* enum session_state */
-    unsigned active;      /* requests using the backend right now */
+    gate_slot gates[ENG_SHARDS];
     CassCluster *cluster; /* the copy connected with (NULL while closed) */
     const cql_backend_ops *ops; /* NULL while not connected */
     cql_backend *backend;
@@ -75,6 +95,10 @@ CassSession *cass_session_new(void)
         eng_free(si);
         return NULL;
     }
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        pthread_mutex_init(&si->gates[i].g.lock, NULL);
+        pthread_cond_init(&si->gates[i].g.drained, NULL);
+    }
     si->state = ST_CLOSED;
     cql_drv_meter_init(&si->requests);
     si->pub.client_id = random_uuid();
@@ -107,28 +131,48 @@ static void fail_not_connected(CassFuture *f)
 
 /* ---- requests: keeping the backend open while they run ---- */
 
-/* Registers a request on a connected session; its backend stays open until end_request. */
+/*
+ * Registers a request on a connected session through the calling thread's
+ * gate: the gate (give it to end_request, from any thread), or -1 when the
+ * session is not connected. The backend stays open until end_request.
+ */
 static int begin_request(session_impl *si, const cql_backend_ops **ops, cql_backend **b)
 {
-    pthread_mutex_lock(&si->pub.lock);
-    if (si->state != ST_CONNECTED || !si->backend) {
-        pthread_mutex_unlock(&si->pub.lock);
+    int gate = (int)eng_thread_shard();
+    request_gate *g = &si->gates[gate].g;
+    pthread_mutex_lock(&g->lock);
+    if (!g->open) {
+        pthread_mutex_unlock(&g->lock);
         return -1;
     }
-    si->active++;
+    g->active++;
+    pthread_mutex_unlock(&g->lock);
+    /* set before the gates opened and kept until they are shut and empty */
     *ops = si->ops;
     *b = si->backend;
-    pthread_mutex_unlock(&si->pub.lock);
-    return 0;
+    return gate;
 }
 
-/* Only a close waits for `active` to fall to 0 (it set ST_CLOSING first). */
-static void end_request(session_impl *si)
+static void end_request(session_impl *si, int gate)
 {
-    pthread_mutex_lock(&si->pub.lock);
-    if (--si->active == 0 && si->state == ST_CLOSING)
-        pthread_cond_broadcast(&si->cond);
-    pthread_mutex_unlock(&si->pub.lock);
+    request_gate *g = &si->gates[gate].g;
+    pthread_mutex_lock(&g->lock);
+    if (--g->active == 0 && !g->open)
+        pthread_cond_broadcast(&g->drained);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Lets requests in (connected) or shuts them out and waits for those inside (closing). */
+static void gates_set(session_impl *si, int open)
+{
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        request_gate *g = &si->gates[i].g;
+        pthread_mutex_lock(&g->lock);
+        g->open = open;
+        while (!open && g->active > 0)
+            pthread_cond_wait(&g->drained, &g->lock);
+        pthread_mutex_unlock(&g->lock);
+    }
 }
 
 /* The backend's done, arg the request's future (a reference of its own, the session in its
@@ -142,14 +186,16 @@ static void request_done(void *arg, int rc, const eng_err *err, cql_result *resu
         cql_drv_future_fail(f, err);
     else
         cql_drv_future_set_result(f, cql_drv_result_new(result)); /* NULL on OOM fails f */
+    int gate = f->gate;
     cass_future_free(f);
-    end_request(si);
+    end_request(si, gate);
 }
 
 /* The arg of request_done for f. */
-static CassFuture *pending_new(session_impl *si, CassFuture *f)
+static CassFuture *pending_new(session_impl *si, int gate, CassFuture *f)
 {
     f->producer = si;
+    f->gate = gate;
     f->started_us = cql_drv_now_us();
     return cql_drv_future_ref(f);
 }
@@ -320,8 +366,8 @@ static CassFuture *connect_keyspace(CassSession *session, const CassCluster *clu
     if (copy->has_client_id)
         si->pub.client_id = copy->client_id;
     si->cluster = copy;
-    si->active = 0;
     si->state = ST_CONNECTED;
+    gates_set(si, 1); /* under pub.lock, so that a close cannot run between */
     pthread_cond_broadcast(&si->cond);
     pthread_mutex_unlock(&si->pub.lock);
     cql_drv_future_set_done(f);
@@ -358,8 +404,9 @@ static int close_session(session_impl *si)
         return -1;
     }
     si->state = ST_CLOSING;
-    while (si->active > 0)
-        pthread_cond_wait(&si->cond, &si->pub.lock);
+    pthread_mutex_unlock(&si->pub.lock);
+    gates_set(si, 0);
+    pthread_mutex_lock(&si->pub.lock);
     const cql_backend_ops *ops = si->ops;
     cql_backend *b = si->backend;
     CassCluster *cluster = si->cluster;
@@ -404,6 +451,10 @@ void cass_session_free(CassSession *session)
     pthread_mutex_unlock(&si->pub.lock);
     pthread_cond_destroy(&si->cond);
     pthread_mutex_destroy(&si->pub.lock);
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        pthread_mutex_destroy(&si->gates[i].g.lock);
+        pthread_cond_destroy(&si->gates[i].g.drained);
+    }
     cql_drv_meter_destroy(&si->requests);
     eng_free(si);
 }
@@ -422,7 +473,8 @@ static CassFuture *prepare_text(CassSession *session, const char *query, size_t 
     session_impl *si = impl_of(session);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (begin_request(si, &ops, &b)) {
+    int gate = begin_request(si, &ops, &b);
+    if (gate < 0) {
         fail_not_connected(f);
         return f;
     }
@@ -431,7 +483,7 @@ static CassFuture *prepare_text(CassSession *session, const char *query, size_t 
     cql_result *meta = NULL;
     void *handle = NULL;
     int rc = ops->prepare(b, query, len, &meta, &handle, &err);
-    end_request(si);
+    end_request(si, gate);
     if (rc)
         cql_drv_future_fail(f, &err);
     else /* NULL on OOM (meta and handle released) fails f */
@@ -547,13 +599,14 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
     session_impl *si = impl_of(session);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (begin_request(si, &ops, &b)) {
+    int gate = begin_request(si, &ops, &b);
+    if (gate < 0) {
         fail_not_connected(f);
         return f;
     }
     const CassExecProfile *profile;
     if (profile_of(si, statement->profile, statement->profile_len, &profile, f)) {
-        end_request(si);
+        end_request(si, gate);
         return f;
     }
     cql_request req;
@@ -561,14 +614,15 @@ CassFuture *cass_session_execute(CassSession *session, const CassStatement *stat
     if (cql_drv_statement_request(statement, &req, buf, STACK_VALUES, &heap)) {
         fail_request(f);
         eng_free(heap);
-        end_request(si);
+        end_request(si, gate);
         return f;
     }
     apply_defaults(si, profile, statement->consistency, statement->serial_consistency,
                    statement->request_timeout_ms, statement->timestamp, &req);
     req.profile = profile;
     req.coordinator = &f->coordinator;
-    ops->execute(b, &req, request_done, pending_new(si, f)); /* ends the request, now or later */
+    /* ends the request, now or later */
+    ops->execute(b, &req, request_done, pending_new(si, gate, f));
     eng_free(heap);
     return f;
 }
@@ -599,13 +653,14 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
     session_impl *si = impl_of(session);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (begin_request(si, &ops, &b)) {
+    int gate = begin_request(si, &ops, &b);
+    if (gate < 0) {
         fail_not_connected(f);
         return f;
     }
     const CassExecProfile *profile;
     if (profile_of(si, batch->profile, batch->profile_len, &profile, f)) {
-        end_request(si);
+        end_request(si, gate);
         return f;
     }
     size_t n = batch->n;
@@ -638,10 +693,11 @@ CassFuture *cass_session_execute_batch(CassSession *session, const CassBatch *ba
         breq.coordinator = &f->coordinator;
         for (size_t i = 0; i < n; i++)
             reqs[i].tracing = 0; /* the batch is traced as a whole */
-        ops->execute_batch(b, &breq, request_done, pending_new(si, f)); /* ends it, now or later */
+        /* ends it, now or later */
+        ops->execute_batch(b, &breq, request_done, pending_new(si, gate, f));
     } else {
         fail_request(f);
-        end_request(si);
+        end_request(si, gate);
     }
     for (size_t i = 0; heaps && i < n; i++)
         eng_free(heaps[i]);
@@ -784,14 +840,15 @@ const CassSchemaMeta *cass_session_get_schema_meta(const CassSession *session)
     pthread_mutex_lock(&si->pub.lock);
     use_schema = si->cluster && si->cluster->use_schema;
     pthread_mutex_unlock(&si->pub.lock);
-    if (!use_schema || begin_request(si, &ops, &b))
+    int gate = use_schema ? begin_request(si, &ops, &b) : -1;
+    if (gate < 0)
         return cql_drv_schema_meta_from_rows(none, 0);
     cql_result *rows[CQL_DRV_SCHEMA_N] = {NULL};
     eng_err err;
     eng_err_clear(&err);
     int rc = schema_rows(ops, b, rows, &err);
     cass_uint32_t version = rc ? 0 : schema_snapshot_version(si, rows[CQL_DRV_SCHEMA_LOCAL]);
-    end_request(si);
+    end_request(si, gate);
     CassSchemaMeta *m = NULL;
     if (rc && rc != ENG_E_NOMEM)
         cql_drv_log(CASS_LOG_ERROR, __FILE__, __LINE__, __func__,
@@ -832,7 +889,8 @@ static int extension(CassSession *session, ext_op op, int64_t arg, const char *d
     session_impl *si = impl_of(session);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (begin_request(si, &ops, &b))
+    int gate = begin_request(si, &ops, &b);
+    if (gate < 0)
         return CASS_ERROR_LIB_NO_HOSTS_AVAILABLE;
     int rc = CASS_ERROR_LIB_NOT_IMPLEMENTED; /* a backend without it */
     if (op == EXT_SNAPSHOT && ops->snapshot)
@@ -845,7 +903,7 @@ static int extension(CassSession *session, ext_op op, int64_t arg, const char *d
         rc = ops->clock_real(b);
     else if (op == EXT_RESET && ops->reset)
         rc = ops->reset(b);
-    end_request(si);
+    end_request(si, gate);
     return rc;
 }
 
@@ -889,11 +947,12 @@ void cass_session_get_metrics(const CassSession *session, CassMetrics *output)
     cql_drv_meter_read(&si->requests, output);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (begin_request(si, &ops, &b))
+    int gate = begin_request(si, &ops, &b);
+    if (gate < 0)
         return;
     if (ops->metrics)
         ops->metrics(b, output, NULL);
-    end_request(si);
+    end_request(si, gate);
 }
 
 void cass_session_get_speculative_execution_metrics(const CassSession *session,
@@ -907,10 +966,11 @@ void cass_session_get_speculative_execution_metrics(const CassSession *session,
     session_impl *si = impl_of(session);
     const cql_backend_ops *ops;
     cql_backend *b;
-    if (!begin_request(si, &ops, &b)) {
+    int gate = begin_request(si, &ops, &b);
+    if (gate >= 0) {
         if (ops->metrics)
             ops->metrics(b, NULL, output);
-        end_request(si);
+        end_request(si, gate);
     }
     uint64_t all = cql_drv_meter_count(&si->requests);
     output->percentage = all ? 100.0 * (double)output->count / (double)all : 0;

@@ -56,6 +56,20 @@ typedef struct cql_plan {
  * analyzed against that session's schema (the plan is remade whenever the
  * snapshot differs), so a statement outlives any database it was cached in.
  */
+/*
+ * A thread shard's plan of a prepared statement (eng_thread_shard): its own
+ * plan object, so that threads executing one statement at once neither take
+ * one lock nor move one reference count. Two cache lines: the next slot's
+ * lock is on another line whatever the statement's alignment.
+ */
+typedef union cql_plan_slot {
+    struct {
+        pthread_mutex_t lock;
+        cql_plan *plan; /* a reference, or NULL */
+    } s;
+    char pad[2 * ENG_CACHE_LINE];
+} cql_plan_slot;
+
 struct cql_prepared {
     _Atomic int refs;
     uint8_t id[16];
@@ -65,6 +79,8 @@ struct cql_prepared {
     eng_arena arena;         /* the syntax tree */
     pthread_mutex_t lock;
     cql_plan *plan;          /* current analysis (under lock) */
+    int plan_lent;           /* `plan` is also a shard's plan (under lock) */
+    cql_plan_slot shard_plans[ENG_SHARDS]; /* what executions use (cql_plan_for) */
     uint64_t shape;          /* plan_shape of the analysis the last PREPARE described (under
                                 lock): an EXECUTE by id finding another answers UNPREPARED */
     /* The statement cache (prepared.c), under its lock except where said: */

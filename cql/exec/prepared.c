@@ -206,35 +206,51 @@ static cql_cache *cache_of(eng_db *db);
 static void cache_release_stale(cql_cache *c, const eng_schema *cur);
 static uint64_t plan_shape(const cql_plan *p);
 
-int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
+/* The slot's plan (a new reference) when it was analyzed against schema, or, schema NULL,
+   against a snapshot known to be current without a transaction; else NULL. */
+static cql_plan *slot_plan(cql_plan_slot *slot, eng_db *db, const eng_schema *schema)
 {
-    eng_schema *schema;
-    int rc = eng_db_schema(db, &schema, err);
-    if (rc)
-        return rc;
+    pthread_mutex_lock(&slot->s.lock);
+    cql_plan *p = slot->s.plan;
+    if (p && (schema ? p->schema == schema : eng_db_schema_known(db, p->schema)))
+        atomic_fetch_add(&p->refs, 1);
+    else
+        p = NULL;
+    pthread_mutex_unlock(&slot->s.lock);
+    return p;
+}
+
+/*
+ * A plan of ps against schema for a shard (a new reference): the statement's current
+ * analysis if no shard has it yet, else a fresh one. A fresh analysis against a snapshot
+ * the current one was not made with becomes the current one.
+ */
+static int shard_plan_new(cql_prepared *ps, eng_db *db, eng_schema *schema, cql_plan **out,
+                          eng_err *err)
+{
     pthread_mutex_lock(&ps->lock);
     cql_plan *p = ps->plan;
-    /* The same snapshot object, not just the same version number: the plan holds its
-       snapshot, so another database (even one opened at a closed one's address, whose
-       versions count alike) never matches. */
-    if (p && p->schema == schema) {
+    int current = p && p->schema == schema;
+    if (current && !ps->plan_lent) {
+        ps->plan_lent = 1;
         atomic_fetch_add(&p->refs, 1);
         pthread_mutex_unlock(&ps->lock);
-        eng_schema_unref(schema);
         *out = p;
         return 0;
     }
     pthread_mutex_unlock(&ps->lock);
     cql_plan *fresh = NULL;
-    rc = analyze(ps, schema, &fresh, err);
-    if (rc) {
-        eng_schema_unref(schema);
+    int rc = analyze(ps, schema, &fresh, err);
+    if (rc)
         return rc;
-    }
     fresh->shape = plan_shape(fresh);
+    *out = fresh;
+    if (current)
+        return 0; /* the current analysis is another shard's */
     pthread_mutex_lock(&ps->lock);
     cql_plan *old = ps->plan;
     ps->plan = fresh;
+    ps->plan_lent = 1;
     atomic_fetch_add(&fresh->refs, 1);
     pthread_mutex_unlock(&ps->lock);
     plan_unref(old);
@@ -243,8 +259,38 @@ int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
     cql_cache *c = cache_of(db);
     if (c)
         cache_release_stale(c, schema);
+    return 0;
+}
+
+int cql_plan_for(cql_prepared *ps, eng_db *db, cql_plan **out, eng_err *err)
+{
+    cql_plan_slot *slot = &ps->shard_plans[eng_thread_shard()];
+    /* The common case: this thread's plan, its snapshot still current, no lock shared. */
+    if ((*out = slot_plan(slot, db, NULL)))
+        return 0;
+    eng_schema *schema;
+    int rc = eng_db_schema(db, &schema, err);
+    if (rc)
+        return rc;
+    /* The same snapshot object, not just the same version number: the plan holds its
+       snapshot, so another database (even one opened at a closed one's address, whose
+       versions count alike) never matches. */
+    if ((*out = slot_plan(slot, db, schema))) {
+        eng_schema_unref(schema);
+        return 0;
+    }
+    cql_plan *p = NULL;
+    rc = shard_plan_new(ps, db, schema, &p, err);
     eng_schema_unref(schema);
-    *out = fresh;
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&slot->s.lock);
+    cql_plan *old = slot->s.plan;
+    slot->s.plan = p;
+    atomic_fetch_add(&p->refs, 1);
+    pthread_mutex_unlock(&slot->s.lock);
+    plan_unref(old);
+    *out = p;
     return 0;
 }
 
@@ -289,6 +335,10 @@ static void shape_told(cql_prepared *ps, const cql_plan *plan)
 static void prepared_destroy(cql_prepared *ps)
 {
     plan_unref(ps->plan);
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        plan_unref(ps->shard_plans[i].s.plan);
+        pthread_mutex_destroy(&ps->shard_plans[i].s.lock);
+    }
     pthread_mutex_destroy(&ps->lock);
     eng_arena_free(&ps->arena);
     eng_free(ps->query);
@@ -516,9 +566,17 @@ static size_t weight_of(cql_prepared *p)
     size_t w = sizeof *p + strlen(p->query) + (p->keyspace ? strlen(p->keyspace) : 0) +
                eng_arena_size(&p->arena);
     pthread_mutex_lock(&p->lock);
-    if (p->plan)
-        w += sizeof *p->plan + eng_arena_size(&p->plan->arena);
+    const cql_plan *current = p->plan;
+    if (current)
+        w += sizeof *current + eng_arena_size(&current->arena);
     pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        cql_plan_slot *slot = &p->shard_plans[i];
+        pthread_mutex_lock(&slot->s.lock);
+        if (slot->s.plan && slot->s.plan != current)
+            w += sizeof *slot->s.plan + eng_arena_size(&slot->s.plan->arena);
+        pthread_mutex_unlock(&slot->s.lock);
+    }
     return w;
 }
 
@@ -527,18 +585,33 @@ static size_t weight_of(cql_prepared *p)
  * cache's is the only reference to p. No one else can then reach p, or the plan through it,
  * without the cache's lock (results that hold the plan keep their own reference on it).
  */
+static int plan_is_stale(const cql_plan *p, const eng_schema *cur)
+{
+    return p && p->schema != cur && p->schema->version <= cur->version;
+}
+
 static void release_plan_if_stale(cql_prepared *p, const eng_schema *cur)
 {
     if (atomic_load(&p->refs) != 1)
         return;
     cql_plan *stale = NULL;
     pthread_mutex_lock(&p->lock);
-    if (p->plan && p->plan->schema != cur && p->plan->schema->version <= cur->version) {
+    if (plan_is_stale(p->plan, cur)) {
         stale = p->plan;
         p->plan = NULL;
+        p->plan_lent = 0;
     }
     pthread_mutex_unlock(&p->lock);
     plan_unref(stale);
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        cql_plan_slot *slot = &p->shard_plans[i];
+        pthread_mutex_lock(&slot->s.lock);
+        stale = plan_is_stale(slot->s.plan, cur) ? slot->s.plan : NULL;
+        if (stale)
+            slot->s.plan = NULL;
+        pthread_mutex_unlock(&slot->s.lock);
+        plan_unref(stale);
+    }
 }
 
 /*
@@ -656,6 +729,8 @@ static int parse_new(cql_session *s, const char *query, size_t len, const uint8_
     atomic_init(&ps->cache, NULL);
     atomic_init(&ps->used, 0);
     pthread_mutex_init(&ps->lock, NULL);
+    for (int i = 0; i < ENG_SHARDS; i++)
+        pthread_mutex_init(&ps->shard_plans[i].s.lock, NULL);
     eng_arena_init(&ps->arena, 4096);
     memcpy(ps->id, id, 16);
     ps->query = eng_strndup(query, len);
