@@ -8,8 +8,9 @@
 #   make test-long  the same tests with crash loops and races at full length
 #   make test-corrupt  1,000 byte-flip corruption trials on a new seed
 #   make bench      every benchmark in its quick form, under 2 minutes (figures: docs/benchmarks.md)
-#   make bench-full every benchmark at full size, then the peers section of docs/benchmarks.md
-#                   and its charts regenerated (PEERS_ARGS=--huge adds 10^7 messages)
+#   make bench-full every benchmark at full size, then the peers and seeds sections of
+#                   docs/benchmarks.md and the peers charts regenerated (PEERS_ARGS=--huge adds
+#                   10^7 messages)
 #   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each; new finds merged into
 #                   tests/fuzz/corpus/, which `make test` replays
 #   make demo       build and run the main job
@@ -185,6 +186,12 @@ $(B)/bench/chat_bench: bench/chat_bench.c $(B)/examples/libexamples.a $(B)/libca
 	$(CC) $(CPPFLAGS) -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/examples/libexamples.a \
 	    $(B)/libcassette.a $(LDLIBS) $(EXAMPLE_LIBS)
 
+# The seeds' workloads run every example data layer, beside SQLite (BENCH_LIBS) and raw LMDB.
+$(B)/bench/seeds_bench: bench/seeds_bench.c $(B)/examples/libexamples.a $(B)/libcassette.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iexamples $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/examples/libexamples.a \
+	    $(B)/libcassette.a $(LDLIBS) $(BENCH_LIBS) $(EXAMPLE_LIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libcassette.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcassette.a $(LDLIBS) $(BENCH_LIBS)
@@ -262,12 +269,14 @@ bench: deps
 	@$(MAKE) --no-print-directory MODE=release BENCH_LIBS="-lsqlite3" bench-run
 
 # The quick forms: --quick, or short rounds for the two that time by the second. The peers
-# benchmark leaves every figure in $(B)/bench/peers.csv (scripts/bench-report.sh reads it).
+# benchmark leaves every figure in $(B)/bench/peers.csv (scripts/bench-report.sh reads it), the
+# seeds' workloads theirs in $(B)/bench/seeds.csv.
 bench-run: $(BENCH_BIN) $(B)/cassette
 	@for b in $(BENCH_BIN); do echo "== $$b"; \
 	    case $$b in \
 	    */remote_bench|*/server_bench) $$b --seconds 0.3 --cassette $(B)/cassette ;; \
 	    */peers_bench) $$b --quick --cassette $(B)/cassette --csv $(B)/bench/peers.csv ;; \
+	    */seeds_bench) $$b --quick --cassette $(B)/cassette --csv $(B)/bench/seeds.csv ;; \
 	    *) $$b --quick ;; \
 	    esac || exit 1; done
 
@@ -277,11 +286,16 @@ bench-full: deps
 
 PEERS_ARGS ?=
 bench-full-run: $(BENCH_BIN) $(B)/cassette
-	@for b in $(filter-out %/peers_bench,$(BENCH_BIN)); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(filter-out %/peers_bench %/seeds_bench,$(BENCH_BIN)); do echo "== $$b"; \
+	    $$b || exit 1; done
 	@echo "== $(B)/bench/peers_bench"
 	@$(B)/bench/peers_bench $(PEERS_ARGS) --cassette $(B)/cassette --csv $(B)/bench/peers.csv
 	@sh scripts/bench-report.sh $(B)/bench/peers.csv docs/benchmarks.md
 	@sh scripts/bench-charts.sh $(B)/bench/peers.csv $(B)/bench/charts
+	@echo "== $(B)/bench/seeds_bench"
+	@$(B)/bench/seeds_bench --cassette $(B)/cassette --csv $(B)/bench/seeds.csv \
+	    --report $(B)/bench/seeds.md
+	@sh scripts/bench-splice.sh $(B)/bench/seeds.md seeds docs/benchmarks.md
 
 # The main job: a narrated KillrChat scenario (examples/killrchat/demo.c) on an embedded
 # database in a new directory under /tmp, which the interactive client then opens.
