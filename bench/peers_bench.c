@@ -6,6 +6,11 @@
  *   messages(room text, msg_id timeuuid, author text, body text,
  *            PRIMARY KEY (room, msg_id)) WITH CLUSTERING ORDER BY (msg_id DESC)
  *   users(login text PRIMARY KEY, pass text, name text)
+ *   messages_by_day(room text, day int, msg_id timeuuid, author text, body text,
+ *            PRIMARY KEY ((room, day), msg_id)) WITH CLUSTERING ORDER BY (msg_id DESC)
+ *
+ * messages_by_day holds the same messages bucketed by day, as KillrChat does
+ * (examples/killrchat), so that a partition stays small however long a room lives.
  *
  * Systems, each its own database under the run's directory:
  *  - cassette: "file:DIR" through cassandra.h, durability NONE, prepared statements;
@@ -17,14 +22,23 @@
  *  - raw LMDB: MDB_NOSYNC | MDB_NOMETASYNC | MDB_NOTLS, one sub-database per table;
  *    a message's key is room, a 0 byte, then the 16 bytes of msg_id in time order
  *    (order-preserving, not the engine's own encoding), its value the two strings with
- *    2-byte length prefixes; a user's key is the login.
+ *    2-byte length prefixes; in messages_by_day the day (4 bytes big endian) comes between
+ *    the 0 byte and msg_id; a user's key is the login.
  *
  * Data: N messages over R rooms, message n in room n % R (every room the same size,
- * N / R messages), 10,000 users. Operations, each over rooms chosen hot (zipf, s = 1:
+ * N / R messages), 10,000 users. messages_by_day gets the same N messages; a day is
+ * DAY_MSGS x R message numbers, so a room's day bucket holds DAY_MSGS (100) messages
+ * whatever N, and the clock stands early in the day: today holds each room's last
+ * TODAY_MSGS (30). Operations, each over rooms chosen hot (zipf, s = 1:
  * with 100 rooms the first gets 19% of the operations, the first ten 56%) or uniform:
  *  - post a message (insert; 1 thread);
  *  - last 50 messages of a room; page back (the 50 before a given msg_id); point read by
  *    the full key (1 and 2 threads);
+ *  - last 50 messages of a room from messages_by_day (uniform rooms, 1 thread), read as
+ *    KillrChat reads them: today's bucket, then each older day until 50 rows (cassette);
+ *    one query ORDER BY day DESC, msg_id DESC LIMIT 50, a backward walk of the primary
+ *    key (SQLite); a cursor walk back from past today's bucket (LMDB, whose sorted keys
+ *    run on from one day to the one before);
  *  - create an account: INSERT IF NOT EXISTS, half new logins and half existing ones
  *    (SQLite: INSERT ... ON CONFLICT DO NOTHING inside BEGIN IMMEDIATE; LMDB:
  *    mdb_put with MDB_NOOVERWRITE in its own write transaction; 1 thread).
@@ -81,6 +95,11 @@
 #define SEED 0x5eed2026c0ffee02ULL
 #define T0 UINT64_C(0x01F0000000000000) /* 100 ns since 1582: early 2026 */
 #define NODE UINT64_C(0x8000123456789abc)
+/* messages_by_day: a room's messages a day, the clock's share of them today (fewer than
+   LAST_N, so the last 50 span two days as they do early in a real day), and today. */
+#define DAY_MSGS 100
+#define TODAY_MSGS 30
+#define TODAY 20500 /* days since 1970: early 2026 */
 
 struct bench {
     int unused;
@@ -100,11 +119,12 @@ __attribute__((noreturn)) static void die_mdb(const char *what, int rc)
 
 /* ---- the operations and the systems ---- */
 
-enum op { OP_INSERT, OP_LAST, OP_PAGE, OP_POINT, OP_CREATE, N_OPS };
-static const char *const OP_ID[N_OPS] = {"insert", "last50", "page_back", "point_read",
-                                         "create_account"};
-static const char *const OP_NAME[N_OPS] = {"post a message", "last 50 of a room", "page back 50",
-                                           "point read", "create account"};
+enum op { OP_INSERT, OP_LAST, OP_PAGE, OP_POINT, OP_CREATE, OP_LAST_DAY, N_OPS };
+static const char *const OP_ID[N_OPS] = {"insert",     "last50",         "page_back",
+                                         "point_read", "create_account", "last50_buckets"};
+static const char *const OP_NAME[N_OPS] = {"post a message", "last 50 of a room",
+                                           "page back 50",   "point read",
+                                           "create account", "last 50, day buckets"};
 
 enum kind { K_CASS, K_REMOTE, K_SQLITE, K_LMDB, N_KINDS };
 static const char *const KIND_ID[N_KINDS] = {"cassette", "cassette_remote", "sqlite", "lmdb"};
@@ -116,6 +136,8 @@ static const char *const CQL_SCHEMA[] = {
     "CREATE TABLE chat.messages (room text, msg_id timeuuid, author text, body text, "
     "PRIMARY KEY (room, msg_id)) WITH CLUSTERING ORDER BY (msg_id DESC)",
     "CREATE TABLE chat.users (login text PRIMARY KEY, pass text, name text)",
+    "CREATE TABLE chat.messages_by_day (room text, day int, msg_id timeuuid, author text, "
+    "body text, PRIMARY KEY ((room, day), msg_id)) WITH CLUSTERING ORDER BY (msg_id DESC)",
 };
 static const char *const CQL[N_OPS] = {
     "INSERT INTO chat.messages (room, msg_id, author, body) VALUES (?, ?, ?, ?)",
@@ -123,15 +145,20 @@ static const char *const CQL[N_OPS] = {
     "SELECT msg_id, author, body FROM chat.messages WHERE room = ? AND msg_id < ? LIMIT 50",
     "SELECT author, body FROM chat.messages WHERE room = ? AND msg_id = ?",
     "INSERT INTO chat.users (login, pass, name) VALUES (?, ?, ?) IF NOT EXISTS",
+    "SELECT msg_id, author, body FROM chat.messages_by_day WHERE room = ? AND day = ? LIMIT ?",
 };
 static const char CQL_USER[] = "INSERT INTO chat.users (login, pass, name) VALUES (?, ?, ?)";
+static const char CQL_DAY_INSERT[] = "INSERT INTO chat.messages_by_day (room, day, msg_id, "
+                                     "author, body) VALUES (?, ?, ?, ?, ?)";
 
 static const char *const SQ_SCHEMA[] = {
     "CREATE TABLE messages (room TEXT NOT NULL, msg_id BLOB NOT NULL, author TEXT, body TEXT, "
     "PRIMARY KEY (room, msg_id)) WITHOUT ROWID",
     "CREATE TABLE users (login TEXT NOT NULL PRIMARY KEY, pass TEXT, name TEXT) WITHOUT ROWID",
+    "CREATE TABLE messages_by_day (room TEXT NOT NULL, day INTEGER NOT NULL, "
+    "msg_id BLOB NOT NULL, author TEXT, body TEXT, PRIMARY KEY (room, day, msg_id)) WITHOUT ROWID",
 };
-enum { SQ_BEGIN = N_OPS, SQ_COMMIT, SQ_USER, N_SQ };
+enum { SQ_BEGIN = N_OPS, SQ_COMMIT, SQ_USER, SQ_DAY_INSERT, N_SQ };
 static const char *const SQ[N_SQ] = {
     "INSERT INTO messages (room, msg_id, author, body) VALUES (?, ?, ?, ?)",
     "SELECT msg_id, author, body FROM messages WHERE room = ? ORDER BY msg_id DESC LIMIT 50",
@@ -139,9 +166,14 @@ static const char *const SQ[N_SQ] = {
     "ORDER BY msg_id DESC LIMIT 50",
     "SELECT author, body FROM messages WHERE room = ? AND msg_id = ?",
     "INSERT INTO users (login, pass, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    /* What a SQLite user writes: one query, the primary key walked backwards across days
+       (a B-tree has no partitions to step between). */
+    "SELECT msg_id, author, body FROM messages_by_day WHERE room = ? "
+    "ORDER BY day DESC, msg_id DESC LIMIT 50",
     "BEGIN IMMEDIATE",
     "COMMIT",
     "INSERT INTO users (login, pass, name) VALUES (?, ?, ?)",
+    "INSERT INTO messages_by_day (room, day, msg_id, author, body) VALUES (?, ?, ?, ?, ?)",
 };
 
 typedef struct sys {
@@ -156,9 +188,9 @@ typedef struct sys {
     sqlite3_stmt *st[MAX_THREADS][N_SQ];
     /* raw LMDB: a read transaction and cursor per thread, reset and renewed */
     MDB_env *env;
-    MDB_dbi msgs, users;
+    MDB_dbi msgs, users, msgs_day;
     MDB_txn *rtxn[MAX_THREADS];
-    MDB_cursor *cur[MAX_THREADS];
+    MDB_cursor *cur[MAX_THREADS], *cur_day[MAX_THREADS];
 } sys;
 
 /* ---- the data: texts, message ids, the index of every room ---- */
@@ -172,9 +204,11 @@ static double *zipf_cdf;
 typedef struct room_idx {
     long *n; /* message numbers, oldest first */
     long len, cap;
+    long loaded; /* the first `loaded` were loaded: all messages_by_day holds of the room */
 } room_idx;
 static room_idx *rooms;
 static long n_msgs;     /* messages stored (loaded and inserted), numbers 0..n_msgs-1 */
+static long n_loaded;   /* messages loaded, numbers 0..n_loaded-1: messages_by_day's rows */
 static long next_login; /* new logins: new-<size>-<number> */
 
 /* splitmix64 of (i, salt): the same pick for every system at position i. */
@@ -230,8 +264,8 @@ static void make_data(void)
 static void index_reset(void)
 {
     for (int r = 0; r < n_rooms; r++)
-        rooms[r].len = 0;
-    n_msgs = 0;
+        rooms[r].len = rooms[r].loaded = 0;
+    n_msgs = n_loaded = 0;
 }
 
 static void index_add(int r, long n)
@@ -268,6 +302,38 @@ static void uuid_bytes(CassUuid u, uint8_t b[16])
 static void msg_bytes(long n, uint8_t b[16])
 {
     uuid_bytes(msg_uuid(n), b);
+}
+
+/*
+ * The day of loaded message n in messages_by_day. A day is DAY_MSGS x rooms message
+ * numbers, counted back from the newest message, whose day is TODAY and holds the last
+ * TODAY_MSGS x rooms: with every room posting in turn, a room's bucket holds DAY_MSGS
+ * messages (TODAY_MSGS today) whatever the data size, which is what bucketing is for.
+ */
+static int32_t msg_day(long n)
+{
+    long day_span = (long)DAY_MSGS * n_rooms;
+    long back = (n_loaded - 1 - n + (long)(DAY_MSGS - TODAY_MSGS) * n_rooms) / day_span;
+    return (int32_t)(TODAY - back);
+}
+
+/*
+ * The message that goes i-th into messages_by_day, of n_loaded: room by room, each
+ * oldest first, so that every system loads that table partition after partition, the
+ * order cassette's batches need (rooms below n_loaded % n_rooms hold one more).
+ */
+static long day_load_msg(long i)
+{
+    long q = n_loaded / n_rooms, rem = n_loaded % n_rooms, big = rem * (q + 1);
+    long r = i < big ? i / (q + 1) : rem + (i - big) / q;
+    long j = i < big ? i % (q + 1) : (i - big) % q;
+    return r + j * n_rooms;
+}
+
+/* Whether messages a and b share a partition of messages_by_day: the same room and day. */
+static int same_bucket(long a, long b)
+{
+    return a % n_rooms == b % n_rooms && msg_day(a) == msg_day(b);
 }
 
 /* ---- one operation's input, made before timing, and its answer ---- */
@@ -352,6 +418,9 @@ static void check(enum kind k, enum op op, const task *t, const answer *a)
         return;
     case OP_LAST:
         last = r->len;
+        break;
+    case OP_LAST_DAY:
+        last = r->loaded; /* inserts go to messages only */
         break;
     case OP_PAGE:
         last = t->j;
@@ -499,6 +568,19 @@ static CassStatement *cass_bind_msg(const CassPrepared *p, int room, long n)
     return st;
 }
 
+static CassStatement *cass_bind_msg_day(const CassPrepared *p, int room, long n)
+{
+    CassStatement *st = cass_prepared_bind(p);
+    if (!st)
+        bench_die_nomem();
+    bind_ok(cass_statement_bind_string(st, 0, room_names[room]));
+    bind_ok(cass_statement_bind_int32(st, 1, msg_day(n)));
+    bind_ok(cass_statement_bind_uuid(st, 2, msg_uuid(n)));
+    bind_ok(cass_statement_bind_string(st, 3, authors[n % N_TEXTS]));
+    bind_ok(cass_statement_bind_string(st, 4, bodies[n % N_TEXTS]));
+    return st;
+}
+
 static CassStatement *cass_bind_user(const CassPrepared *p, const char *login)
 {
     CassStatement *st = cass_prepared_bind(p);
@@ -520,9 +602,74 @@ static void cass_text(const CassRow *row, size_t col, char *dst, size_t cap)
     copy_text(dst, cap, s, len);
 }
 
+/* Appends the rows of r to a: author and body (point read), else msg_id, author, body. */
+static void cass_rows(const CassResult *r, enum op op, answer *a)
+{
+    CassIterator *it = cass_iterator_from_result(r);
+    long before = a->n; /* rows of earlier queries (days) of the same read */
+    while (cass_iterator_next(it)) {
+        const CassRow *row = cass_iterator_get_row(it);
+        if (a->n == LAST_N)
+            bench_die_rows(OP_NAME[op], before + (long)cass_result_row_count(r), LAST_N);
+        if (op == OP_POINT) {
+            cass_text(row, 0, a->author[a->n], sizeof a->author[0]);
+            cass_text(row, 1, a->body[a->n], sizeof a->body[0]);
+        } else {
+            CassUuid u;
+            CassError rc = cass_value_get_uuid(cass_row_get_column(row, 0), &u);
+            if (rc != CASS_OK)
+                bench_die_cass("reading msg_id", rc);
+            uuid_bytes(u, a->id[a->n]);
+            cass_text(row, 1, a->author[a->n], sizeof a->author[0]);
+            cass_text(row, 2, a->body[a->n], sizeof a->body[0]);
+        }
+        a->n++;
+    }
+    cass_iterator_free(it);
+}
+
+/* Executes st (and frees it); returns its result, freed by the caller. */
+static const CassResult *cass_run(sys *s, CassStatement *st, enum op op)
+{
+    CassFuture *f = cass_session_execute(s->session, st);
+    const CassResult *r = cass_future_get_result(f);
+    if (!r)
+        bench_die_future(OP_NAME[op], f);
+    cass_future_free(f);
+    cass_statement_free(st);
+    return r;
+}
+
+/*
+ * The last 50 of a room from messages_by_day, as KillrChat reads them: today's bucket
+ * first, then each older day for the rows still missing, until 50 or the first day of
+ * the data. Every day holds messages here, so the day before is day - 1; KillrChat asks
+ * its messages_bucket table for it because its rooms have empty days.
+ */
+static void cass_last_by_day(sys *s, const task *t, answer *a)
+{
+    int32_t first = msg_day(0);
+    for (int32_t day = TODAY; day >= first && a->n < LAST_N; day--) {
+        CassStatement *st = cass_prepared_bind(s->p[OP_LAST_DAY]);
+        if (!st)
+            bench_die_nomem();
+        bind_ok(cass_statement_bind_string(st, 0, room_names[t->room]));
+        bind_ok(cass_statement_bind_int32(st, 1, day));
+        bind_ok(cass_statement_bind_int32(st, 2, LAST_N - a->n));
+        const CassResult *r = cass_run(s, st, OP_LAST_DAY);
+        cass_rows(r, OP_LAST_DAY, a);
+        cass_result_free(r);
+    }
+}
+
 static void cass_op(sys *s, enum op op, const task *t, answer *a)
 {
     CassStatement *st;
+    a->n = 0;
+    if (op == OP_LAST_DAY) {
+        cass_last_by_day(s, t, a);
+        return;
+    }
     if (op == OP_INSERT)
         st = cass_bind_msg(s->p[op], t->room, t->n);
     else if (op == OP_CREATE)
@@ -535,11 +682,7 @@ static void cass_op(sys *s, enum op op, const task *t, answer *a)
         if (op != OP_LAST)
             bind_ok(cass_statement_bind_uuid(st, 1, msg_uuid(t->n)));
     }
-    CassFuture *f = cass_session_execute(s->session, st);
-    const CassResult *r = cass_future_get_result(f);
-    if (!r)
-        bench_die_future(OP_NAME[op], f);
-    a->n = 0;
+    const CassResult *r = cass_run(s, st, op);
     if (op == OP_CREATE) {
         cass_bool_t applied = cass_false;
         CassError rc =
@@ -548,34 +691,16 @@ static void cass_op(sys *s, enum op op, const task *t, answer *a)
             bench_die_cass("reading [applied]", rc);
         a->applied = applied == cass_true;
     } else if (op != OP_INSERT) {
-        CassIterator *it = cass_iterator_from_result(r);
-        while (cass_iterator_next(it)) {
-            const CassRow *row = cass_iterator_get_row(it);
-            if (a->n == LAST_N)
-                bench_die_rows(OP_NAME[op], (long)cass_result_row_count(r), LAST_N);
-            if (op == OP_POINT) {
-                cass_text(row, 0, a->author[a->n], sizeof a->author[0]);
-                cass_text(row, 1, a->body[a->n], sizeof a->body[0]);
-            } else {
-                CassUuid u;
-                CassError rc = cass_value_get_uuid(cass_row_get_column(row, 0), &u);
-                if (rc != CASS_OK)
-                    bench_die_cass("reading msg_id", rc);
-                uuid_bytes(u, a->id[a->n]);
-                cass_text(row, 1, a->author[a->n], sizeof a->author[0]);
-                cass_text(row, 2, a->body[a->n], sizeof a->body[0]);
-            }
-            a->n++;
-        }
-        cass_iterator_free(it);
+        cass_rows(r, op, a);
     }
     cass_result_free(r);
-    cass_future_free(f);
-    cass_statement_free(st);
 }
 
-/* Executes each statement made by `make` for positions [lo, hi), LOAD_DEPTH in flight. */
-static void cass_load(sys *s, const CassPrepared *p, long lo, long hi, int users)
+/* What a load writes: messages, users or messages_by_day. */
+enum load { LOAD_MSGS, LOAD_USERS, LOAD_DAYS };
+
+/* Executes p bound for positions [lo, hi) of the load, LOAD_DEPTH in flight. */
+static void cass_load(sys *s, const CassPrepared *p, long lo, long hi, enum load what)
 {
     CassFuture *ring[LOAD_DEPTH] = {0};
     for (long i = lo; i < hi + LOAD_DEPTH; i++) {
@@ -590,7 +715,7 @@ static void cass_load(sys *s, const CassPrepared *p, long lo, long hi, int users
             continue;
         char login[28];
         CassStatement *st;
-        if (users) {
+        if (what == LOAD_USERS) {
             snprintf(login, sizeof login, "user-%07ld", i);
             st = cass_bind_user(p, login);
         } else {
@@ -599,6 +724,47 @@ static void cass_load(sys *s, const CassPrepared *p, long lo, long hi, int users
         ring[slot] = cass_session_execute(s->session, st);
         cass_statement_free(st);
     }
+}
+
+/* Waits for a load's request in flight, if any, and frees it. */
+static void load_wait(CassFuture **f)
+{
+    if (!*f)
+        return;
+    if (cass_future_error_code(*f) != CASS_OK)
+        bench_die_future("loading", *f);
+    cass_future_free(*f);
+    *f = NULL;
+}
+
+/*
+ * Loads the n_loaded messages into messages_by_day in day_load_msg's order, in unlogged
+ * batches of one partition (a room's day) each, LOAD_DEPTH in flight: how a Cassandra user
+ * bulk-loads, in a hundredth of the requests, which keeps the second table's load from
+ * weighing on --quick's wall time.
+ */
+static void cass_load_days(sys *s, const CassPrepared *p)
+{
+    CassFuture *ring[LOAD_DEPTH] = {0};
+    long sent = 0;
+    for (long i = 0; i < n_loaded;) {
+        CassBatch *b = cass_batch_new(CASS_BATCH_TYPE_UNLOGGED);
+        if (!b)
+            bench_die_nomem();
+        long first = day_load_msg(i), n;
+        while (i < n_loaded && same_bucket(n = day_load_msg(i), first)) {
+            CassStatement *st = cass_bind_msg_day(p, (int)(n % n_rooms), n);
+            bind_ok(cass_batch_add_statement(b, st));
+            cass_statement_free(st);
+            i++;
+        }
+        CassFuture **slot = &ring[sent++ % LOAD_DEPTH];
+        load_wait(slot);
+        *slot = cass_session_execute_batch(s->session, b);
+        cass_batch_free(b);
+    }
+    for (int i = 0; i < LOAD_DEPTH; i++)
+        load_wait(&ring[i]);
 }
 
 static void cass_open(sys *s, enum kind kind, const char *dir, const char *cassette)
@@ -619,11 +785,14 @@ static void cass_open(sys *s, enum kind kind, const char *dir, const char *casse
         s->p[op] = cql_prepare(s->session, CQL[op]);
 }
 
-static void cass_close(sys *s, long want_msgs)
+static void cass_close(sys *s, long want_msgs, long want_days)
 {
     long n = cql_count(s->session, "SELECT count(*) FROM chat.messages");
     if (n != want_msgs)
         bench_die("%s holds %ld messages, expected %ld", KIND_NAME[s->kind], n, want_msgs);
+    n = cql_count(s->session, "SELECT count(*) FROM chat.messages_by_day");
+    if (n != want_days)
+        bench_die("%s holds %ld messages by day, expected %ld", KIND_NAME[s->kind], n, want_days);
     for (int op = 0; op < N_OPS; op++)
         cass_prepared_free(s->p[op]);
     cass_disconnect(s);
@@ -685,6 +854,17 @@ static void sq_bind_msg(sqlite3_stmt *st, int room, long n)
         bench_die("SQLite bind failed");
 }
 
+static void sq_bind_msg_day(sqlite3_stmt *st, int room, long n)
+{
+    uint8_t id[16];
+    msg_bytes(n, id);
+    if (sqlite3_bind_text(st, 1, room_names[room], -1, SQLITE_STATIC) ||
+        sqlite3_bind_int(st, 2, msg_day(n)) || sqlite3_bind_blob(st, 3, id, 16, SQLITE_TRANSIENT) ||
+        sqlite3_bind_text(st, 4, authors[n % N_TEXTS], -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(st, 5, bodies[n % N_TEXTS], -1, SQLITE_STATIC))
+        bench_die("SQLite bind failed");
+}
+
 static void sq_bind_user(sqlite3_stmt *st, const char *login)
 {
     if (sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT) ||
@@ -728,7 +908,7 @@ static void sq_op(sys *s, int th, enum op op, const task *t, answer *a)
     }
     if (sqlite3_bind_text(st, 1, room_names[t->room], -1, SQLITE_STATIC))
         die_sqlite("bind", db);
-    if (op != OP_LAST) {
+    if (op == OP_PAGE || op == OP_POINT) {
         uint8_t id[16];
         msg_bytes(t->n, id);
         if (sqlite3_bind_blob(st, 2, id, 16, SQLITE_TRANSIENT))
@@ -755,17 +935,21 @@ static void sq_op(sys *s, int th, enum op op, const task *t, answer *a)
     sqlite3_reset(st);
 }
 
-static void sq_load(sys *s, long lo, long hi, int users)
+static void sq_load(sys *s, long lo, long hi, enum load what)
 {
     sqlite3 *db = s->db[0];
     for (long i = lo; i < hi; i++) {
         if ((i - lo) % LOAD_TXN == 0)
             sq_exec(db, "BEGIN");
-        if (users) {
+        if (what == LOAD_USERS) {
             char login[28];
             snprintf(login, sizeof login, "user-%07ld", i);
             sq_bind_user(s->st[0][SQ_USER], login);
             sq_done(db, s->st[0][SQ_USER], "loading users");
+        } else if (what == LOAD_DAYS) {
+            long n = day_load_msg(i);
+            sq_bind_msg_day(s->st[0][SQ_DAY_INSERT], (int)(n % n_rooms), n);
+            sq_done(db, s->st[0][SQ_DAY_INSERT], "loading messages by day");
         } else {
             sq_bind_msg(s->st[0][OP_INSERT], (int)(i % n_rooms), i);
             sq_done(db, s->st[0][OP_INSERT], "loading messages");
@@ -787,11 +971,13 @@ static long sq_count(sqlite3 *db, const char *table)
     return n;
 }
 
-static void sq_close(sys *s, long want_msgs)
+static void sq_close(sys *s, long want_msgs, long want_days)
 {
     long n = sq_count(s->db[0], "messages");
     if (n != want_msgs)
         bench_die("SQLite holds %ld messages, expected %ld", n, want_msgs);
+    if ((n = sq_count(s->db[0], "messages_by_day")) != want_days)
+        bench_die("SQLite holds %ld messages by day, expected %ld", n, want_days);
     for (int t = 0; t < MAX_THREADS; t++) {
         for (int q = 0; q < N_SQ; q++)
             sqlite3_finalize(s->st[t][q]);
@@ -809,6 +995,25 @@ static size_t lm_key(uint8_t *k, int room, long n)
     k[len] = 0;
     msg_bytes(n, k + len + 1);
     return len + 17;
+}
+
+/* Writes day big endian, so that keys sort by day as numbers. */
+static void put_be32(uint8_t *p, int32_t day)
+{
+    uint32_t u = (uint32_t)day;
+    for (int j = 0; j < 4; j++)
+        p[j] = (uint8_t)(u >> (24 - 8 * j));
+}
+
+/* messages_by_day: room, a 0 byte, the day, msg_id's 16 bytes; returns the key's length. */
+static size_t lm_key_day(uint8_t *k, int room, long n)
+{
+    size_t len = strlen(room_names[room]);
+    memcpy(k, room_names[room], len);
+    k[len] = 0;
+    put_be32(k + len + 1, msg_day(n));
+    msg_bytes(n, k + len + 5);
+    return len + 21;
 }
 
 static size_t lm_value(uint8_t *v, long n)
@@ -842,18 +1047,21 @@ static void lm_open(sys *s, const char *dir)
 {
     int rc;
     s->kind = K_LMDB;
-    if ((rc = mdb_env_create(&s->env)) || (rc = mdb_env_set_maxdbs(s->env, 2)) ||
+    if ((rc = mdb_env_create(&s->env)) || (rc = mdb_env_set_maxdbs(s->env, 3)) ||
         (rc = mdb_env_set_mapsize(s->env, (size_t)1 << 36)) ||
         (rc = mdb_env_open(s->env, dir, MDB_NOTLS | MDB_NOSYNC | MDB_NOMETASYNC, 0600)))
         die_mdb("open", rc);
     MDB_txn *txn;
     if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) ||
         (rc = mdb_dbi_open(txn, "messages", MDB_CREATE, &s->msgs)) ||
-        (rc = mdb_dbi_open(txn, "users", MDB_CREATE, &s->users)) || (rc = mdb_txn_commit(txn)))
+        (rc = mdb_dbi_open(txn, "users", MDB_CREATE, &s->users)) ||
+        (rc = mdb_dbi_open(txn, "messages_by_day", MDB_CREATE, &s->msgs_day)) ||
+        (rc = mdb_txn_commit(txn)))
         die_mdb("open the sub-databases", rc);
     for (int t = 0; t < MAX_THREADS; t++) {
         if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn[t])) ||
-            (rc = mdb_cursor_open(s->rtxn[t], s->msgs, &s->cur[t])))
+            (rc = mdb_cursor_open(s->rtxn[t], s->msgs, &s->cur[t])) ||
+            (rc = mdb_cursor_open(s->rtxn[t], s->msgs_day, &s->cur_day[t])))
             die_mdb("a read transaction", rc);
         mdb_txn_reset(s->rtxn[t]);
     }
@@ -892,10 +1100,11 @@ static void lm_op(sys *s, int th, enum op op, const task *t, answer *a)
         return;
     }
     MDB_txn *txn = s->rtxn[th];
-    MDB_cursor *c = s->cur[th];
+    MDB_cursor *c = op == OP_LAST_DAY ? s->cur_day[th] : s->cur[th];
     if ((rc = mdb_txn_renew(txn)) || (rc = mdb_cursor_renew(txn, c)))
         die_mdb("renew", rc);
-    size_t plen = strlen(room_names[t->room]) + 1; /* the room and its 0 byte */
+    size_t plen = strlen(room_names[t->room]) + 1;      /* the room and its 0 byte */
+    size_t idoff = op == OP_LAST_DAY ? plen + 4 : plen; /* where msg_id starts, past any day */
     if (op == OP_POINT) {
         k = (MDB_val){lm_key(kb, t->room, t->n), kb};
         if ((rc = mdb_get(txn, s->msgs, &k, &v)) == 0) {
@@ -905,20 +1114,25 @@ static void lm_op(sys *s, int th, enum op op, const task *t, answer *a)
             die_mdb("point read", rc);
         }
     } else {
-        /* Seek to the first key at or after the start (past the room, or the given
-           msg_id), then walk back while the keys are the room's. */
+        /* Seek to the first key at or after the start (past the room, past today's
+           bucket, or the given msg_id), then walk back while the keys are the room's: in
+           messages_by_day the walk runs on from one day into the day before. */
         if (op == OP_LAST) {
             memcpy(kb, room_names[t->room], plen);
             kb[plen - 1] = 1;
             k = (MDB_val){plen, kb};
+        } else if (op == OP_LAST_DAY) {
+            memcpy(kb, room_names[t->room], plen);
+            put_be32(kb + plen, TODAY + 1);
+            k = (MDB_val){plen + 4, kb};
         } else {
             k = (MDB_val){lm_key(kb, t->room, t->n), kb};
         }
         rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         rc = mdb_cursor_get(c, &k, &v, rc == MDB_NOTFOUND ? MDB_LAST : MDB_PREV);
-        while (rc == 0 && a->n < LAST_N && k.mv_size == plen + 16 &&
+        while (rc == 0 && a->n < LAST_N && k.mv_size == idoff + 16 &&
                memcmp(k.mv_data, room_names[t->room], plen) == 0) {
-            memcpy(a->id[a->n], (const uint8_t *)k.mv_data + plen, 16);
+            memcpy(a->id[a->n], (const uint8_t *)k.mv_data + idoff, 16);
             lm_parse(&v, a, a->n);
             a->n++;
             if (a->n < LAST_N)
@@ -930,7 +1144,7 @@ static void lm_op(sys *s, int th, enum op op, const task *t, answer *a)
     mdb_txn_reset(txn);
 }
 
-static void lm_load(sys *s, long lo, long hi, int users)
+static void lm_load(sys *s, long lo, long hi, enum load what)
 {
     MDB_txn *txn = NULL;
     int rc;
@@ -939,13 +1153,18 @@ static void lm_load(sys *s, long lo, long hi, int users)
             die_mdb("begin", rc);
         uint8_t kb[64], vb[256];
         MDB_val k, v;
-        if (users) {
+        if (what == LOAD_USERS) {
             int n = snprintf((char *)kb, sizeof kb, "user-%07ld", i);
             k = (MDB_val){(size_t)n, kb};
             memcpy(vb, "5f4dcc3b5aa765d61d8327deb882cf99a1b2c3d4", 40);
             memcpy(vb + 40, kb, (size_t)n);
             v = (MDB_val){40 + (size_t)n, vb};
             rc = mdb_put(txn, s->users, &k, &v, 0);
+        } else if (what == LOAD_DAYS) {
+            long n = day_load_msg(i);
+            k = (MDB_val){lm_key_day(kb, (int)(n % n_rooms), n), kb};
+            v = (MDB_val){lm_value(vb, n), vb};
+            rc = mdb_put(txn, s->msgs_day, &k, &v, 0);
         } else {
             k = (MDB_val){lm_key(kb, (int)(i % n_rooms), i), kb};
             v = (MDB_val){lm_value(vb, i), vb};
@@ -958,18 +1177,23 @@ static void lm_load(sys *s, long lo, long hi, int users)
     }
 }
 
-static void lm_close(sys *s, long want_msgs)
+static void lm_close(sys *s, long want_msgs, long want_days)
 {
     MDB_txn *txn;
-    MDB_stat st;
+    MDB_stat st, st_day;
     int rc;
-    if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) || (rc = mdb_stat(txn, s->msgs, &st)))
+    if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
+        (rc = mdb_stat(txn, s->msgs, &st)) || (rc = mdb_stat(txn, s->msgs_day, &st_day)))
         die_mdb("stat", rc);
     mdb_txn_abort(txn);
     if ((long)st.ms_entries != want_msgs)
         bench_die("raw LMDB holds %ld messages, expected %ld", (long)st.ms_entries, want_msgs);
+    if ((long)st_day.ms_entries != want_days)
+        bench_die("raw LMDB holds %ld messages by day, expected %ld", (long)st_day.ms_entries,
+                  want_days);
     for (int t = 0; t < MAX_THREADS; t++) {
         mdb_cursor_close(s->cur[t]);
+        mdb_cursor_close(s->cur_day[t]);
         mdb_txn_abort(s->rtxn[t]);
     }
     mdb_env_close(s->env);
@@ -1095,13 +1319,32 @@ static void summarise(result *r, float *lat, long n, int rounds)
 
 static FILE *csv;
 
+/* The partition sizes a figure ran on, for the CSV: 0 where no table is read. */
+typedef struct part_size {
+    long room;      /* messages a room holds in the table read (mean, as the figure starts) */
+    long partition; /* messages a full partition holds: the room's, or a day bucket's */
+} part_size;
+
+static part_size figure_parts(enum op op)
+{
+    if (op == OP_CREATE)
+        return (part_size){0, 0};
+    if (op == OP_LAST_DAY) {
+        long room = n_loaded / n_rooms;
+        return (part_size){room, room < DAY_MSGS ? room : DAY_MSGS};
+    }
+    return (part_size){n_msgs / n_rooms, n_msgs / n_rooms};
+}
+
 static void csv_row(long size, const char *workload, const char *dist, int threads,
-                    const char *system, const result *r, const config *c, long per_round)
+                    const char *system, const result *r, const config *c, long per_round,
+                    part_size parts)
 {
     if (!csv)
         return;
-    fprintf(csv, "%ld,%d,%s,%s,%d,%s,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%ld\n", size, n_rooms, workload,
-            dist, threads, system, r->med, r->lo, r->hi, r->p50, r->p99, c->rounds, per_round);
+    fprintf(csv, "%ld,%d,%s,%s,%d,%s,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%ld,%ld,%ld\n", size, n_rooms,
+            workload, dist, threads, system, r->med, r->lo, r->hi, r->p50, r->p99, c->rounds,
+            per_round, parts.room, parts.partition);
     fflush(csv);
 }
 
@@ -1140,6 +1383,7 @@ static void figure(const config *c, sys **systems, int nsys, long size, enum op 
     if (!tasks || !lat)
         bench_die_nomem();
     make_tasks(tasks, total, op, hot, salt, size);
+    part_size parts = figure_parts(op);
     result res[N_KINDS];
     memset(res, 0, sizeof res);
     for (int i = 0; i < nsys; i++)
@@ -1165,7 +1409,7 @@ static void figure(const config *c, sys **systems, int nsys, long size, enum op 
         summarise(&res[i], l, (long)c->rounds * c->per_round, c->rounds);
         names[i] = KIND_NAME[systems[i]->kind];
         csv_row(size, OP_ID[op], hot ? "hot" : "uniform", threads, KIND_ID[systems[i]->kind],
-                &res[i], c, c->per_round);
+                &res[i], c, c->per_round, parts);
         row->ratio[systems[i]->kind] = bench_ratio(res[0].med, res[i].med);
     }
     char title[160];
@@ -1186,6 +1430,7 @@ static void run_size(const config *c, long size, int si)
     int nsys = 0;
     memset(store, 0, sizeof store);
     index_reset();
+    n_loaded = size; /* msg_day counts days back from the newest loaded message */
     for (int k = 0; k < N_KINDS; k++) {
         if (k == K_REMOTE && !c->remote)
             continue;
@@ -1197,24 +1442,31 @@ static void run_size(const config *c, long size, int si)
         if (k == K_CASS || k == K_REMOTE) {
             cass_open(s, (enum kind)k, dir, c->cassette);
             const CassPrepared *user = cql_prepare(s->session, CQL_USER);
-            cass_load(s, s->p[OP_INSERT], 0, size, 0);
-            cass_load(s, user, 0, N_USERS, 1);
+            const CassPrepared *day = cql_prepare(s->session, CQL_DAY_INSERT);
+            cass_load(s, s->p[OP_INSERT], 0, size, LOAD_MSGS);
+            cass_load(s, user, 0, N_USERS, LOAD_USERS);
+            cass_load_days(s, day);
             cass_prepared_free(user);
+            cass_prepared_free(day);
         } else if (k == K_SQLITE) {
             sq_open(s, dir);
-            sq_load(s, 0, size, 0);
-            sq_load(s, 0, N_USERS, 1);
+            sq_load(s, 0, size, LOAD_MSGS);
+            sq_load(s, 0, N_USERS, LOAD_USERS);
+            sq_load(s, 0, size, LOAD_DAYS);
         } else {
             lm_open(s, dir);
-            lm_load(s, 0, size, 0);
-            lm_load(s, 0, N_USERS, 1);
+            lm_load(s, 0, size, LOAD_MSGS);
+            lm_load(s, 0, N_USERS, LOAD_USERS);
+            lm_load(s, 0, size, LOAD_DAYS);
         }
-        fprintf(stderr, "peers_bench: %ld messages loaded into %s in %.1f s\n", size, KIND_NAME[k],
-                bench_now_s() - t0);
+        fprintf(stderr, "peers_bench: %ld messages (by room and by day) loaded into %s in %.1f s\n",
+                size, KIND_NAME[k], bench_now_s() - t0);
         systems[nsys++] = s;
     }
     for (long n = 0; n < size; n++)
         index_add((int)(n % n_rooms), n);
+    for (int r = 0; r < n_rooms; r++)
+        rooms[r].loaded = rooms[r].len;
     n_msgs = size;
 
     uint64_t salt = (uint64_t)si * 1000;
@@ -1225,17 +1477,22 @@ static void run_size(const config *c, long size, int si)
             for (int th = 1; th <= MAX_THREADS; th++)
                 figure(c, systems, nsys, size, (enum op)op, hot, th, salt++);
     figure(c, systems, nsys, size, OP_CREATE, 0, 1, salt++);
+    /* Last, so the salts and so the operations of every figure before stay as they were;
+       uniform rooms and one thread are what the latency chart draws. */
+    figure(c, systems, nsys, size, OP_LAST_DAY, 0, 1, salt++);
 
     for (int i = 0; i < nsys; i++) {
         sys *s = systems[i];
         if (s->kind == K_SQLITE)
-            sq_close(s, n_msgs);
+            sq_close(s, n_msgs, n_loaded);
         else if (s->kind == K_LMDB)
-            lm_close(s, n_msgs);
+            lm_close(s, n_msgs, n_loaded);
         else
-            cass_close(s, n_msgs);
+            cass_close(s, n_msgs, n_loaded);
     }
-    printf("\nchecked: every answer above; each database holds its %ld messages\n", n_msgs);
+    printf("\nchecked: every answer above; each database holds its %ld messages and its %ld "
+           "messages by day\n",
+           n_msgs, n_loaded);
 }
 
 /* ---- durable writes: cassette SYNC + group commit beside SQLite synchronous=FULL ---- */
@@ -1407,7 +1664,7 @@ static void run_durable(const config *c)
                     (size_t)per[m] * sizeof *l);
         summarise(&res[m], l, (long)c->rounds * per[m], c->rounds);
         names[m] = DMODE_NAME[m];
-        csv_row(0, ids[m][0], "-", threads[m], ids[m][1], &res[m], c, per[m]);
+        csv_row(0, ids[m][0], "-", threads[m], ids[m][1], &res[m], c, per[m], (part_size){0, 0});
     }
     print_table("durable writes (one row each, durable when it returns): cassette SYNC with "
                 "group commit, SQLite WAL synchronous=FULL",
@@ -1437,11 +1694,11 @@ static void print_summary(const config *c)
 {
     printf("\nsummary: cassette's throughput over each peer's (median rounds; > 1: cassette "
            "faster)\n");
-    printf("  %-9s %-18s %-8s %3s %10s %10s %10s\n", "messages", "operation", "choice", "thr",
+    printf("  %-9s %-20s %-8s %3s %10s %10s %10s\n", "messages", "operation", "choice", "thr",
            "/SQLite", "/raw LMDB", c->remote ? "/remote" : "");
     for (int i = 0; i < n_summary; i++) {
         const summary_row *r = &summary[i];
-        printf("  %-9ld %-18s %-8s %3d %10.2f %10.2f", r->size, OP_NAME[r->op],
+        printf("  %-9ld %-20s %-8s %3d %10.2f %10.2f", r->size, OP_NAME[r->op],
                r->hot ? "hot" : "uniform", r->threads, r->ratio[K_SQLITE], r->ratio[K_LMDB]);
         if (c->remote)
             printf(" %10.2f", r->ratio[K_REMOTE]);
@@ -1601,7 +1858,8 @@ int main(int argc, char **argv)
         fprintf(csv, "# file system: %s\n", fs);
         fprintf(csv, "# machine: %s\n", host);
         fprintf(csv, "size,rooms,workload,dist,threads,system,ops_per_s,min_ops_per_s,"
-                     "max_ops_per_s,p50_us,p99_us,rounds,ops_per_round\n");
+                     "max_ops_per_s,p50_us,p99_us,rounds,ops_per_round,room_msgs,"
+                     "partition_msgs\n");
     }
     fflush(stdout);
     for (int i = 0; i < c.n_sizes; i++)

@@ -4,10 +4,10 @@
 #   throughput.png     ops/s against data size (messages), one panel per operation
 #                      (uniform room choice, 1 thread), one line per system
 #   throughput-hot.png the same with hot rooms (zipf)
-#   last50-latency.png p50 and p99 of "last 50 of a room" against partition size
-#                      (messages per room), uniform rooms, 1 thread, one line per system
-# The chat schema has no time buckets (a room is one partition), so the latency chart
-# draws unbucketed partitions only.
+#   last50-latency.png p50 and p99 of the last 50 of a room against messages per room
+#                      (uniform rooms, 1 thread), one colour per system: a solid line
+#                      for messages (the room is the partition), a dashed one for
+#                      messages_by_day (a room's day is the partition, of a fixed size)
 #   scripts/bench-charts.sh CSV [DIR]     (DIR: build/release/bench/charts)
 set -e
 csv=${1:?usage: scripts/bench-charts.sh CSV [DIR]}
@@ -18,10 +18,14 @@ mkdir -p "$dir"
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 
-# One data file per (workload, room choice, threads, system): size, rooms, ops/s, p50, p99.
+# One data file per (workload, room choice, threads, system): size, rooms, ops/s, p50, p99,
+# messages per room in the table read (size / rooms in a CSV from before that column).
 awk -F, -v d="$data" '
 /^#/ || $1 == "size" || $1 == 0 { next }
-{ f = d "/" $3 "-" $4 "-" $5 "-" $6 ".dat"; print $1, $2, $7, $10, $11 >> f; close(f) }' "$csv"
+{ f = d "/" $3 "-" $4 "-" $5 "-" $6 ".dat"
+  print $1, $2, $7, $10, $11, ($14 != "" ? $14 : $1 / $2) >> f; close(f) }' "$csv"
+# Messages a day bucket holds, for the latency chart's title.
+bucket=$(awk -F, '$3 == "last50_buckets" && $15 != "" { print $15; exit }' "$csv")
 
 systems="cassette cassette_remote sqlite lmdb"
 title() {
@@ -60,18 +64,40 @@ throughput() { # DIST OUTPUT
     } | gnuplot
 }
 
+# latency_lines COLUMN: the last-50 latency in COLUMN (4: p50, 5: p99) against messages
+# per room, for every system with data: solid without buckets, dashed with day buckets.
+latency_lines() {
+    sep=""
+    colour=0
+    for s in $systems; do
+        colour=$((colour + 1))
+        for w in last50 last50_buckets; do
+            f="$data/$w-uniform-1-$s.dat"
+            [ -s "$f" ] || continue
+            if [ "$w" = last50 ]; then
+                style="dashtype 1 pointtype 7" name=$(title "$s")
+            else
+                style="dashtype 2 pointtype 6" name="$(title "$s"), day buckets"
+            fi
+            printf '%s"%s" using 6:%s with linespoints linecolor %d %s title "%s"' \
+                "$sep" "$f" "$1" "$colour" "$style" "$name"
+            sep=", "
+        done
+    done
+}
+
 throughput uniform "$dir/throughput.png"
 throughput hot "$dir/throughput-hot.png"
 
 {
-    echo 'set terminal pngcairo size 1200,600 noenhanced font ",10"'
+    echo 'set terminal pngcairo size 1200,700 noenhanced font ",10"'
     echo "set output \"$dir/last50-latency.png\""
-    echo 'set multiplot layout 1,2 title "peers_bench: last 50 of a room, latency against partition size (uniform rooms, 1 thread, no time buckets)"'
-    echo 'set logscale xy; set grid; set key top left; set xlabel "messages per room (partition size)"; set ylabel "microseconds"'
+    echo "set multiplot layout 1,2 title \"peers_bench: last 50 of a room, latency against messages per room (uniform rooms, 1 thread); solid: the room is the partition, dashed: day buckets${bucket:+ of $bucket messages}\""
+    echo 'set logscale xy; set grid; set key below maxrows 4; set xlabel "messages per room"; set ylabel "microseconds"'
     echo 'set title "p50"'
-    echo "plot $(plot_lines last50 uniform 1 '($1/$2):4')"
+    echo "plot $(latency_lines 4)"
     echo 'set title "p99"'
-    echo "plot $(plot_lines last50 uniform 1 '($1/$2):5')"
+    echo "plot $(latency_lines 5)"
     echo 'unset multiplot'
 } | gnuplot
 

@@ -39,26 +39,42 @@ users are stored first. Operations pick their room *hot* (zipf, s = 1: with
 100 rooms the first room gets 19% of the operations, the first ten 56%) or
 *uniform*.
 
+The same messages are also stored bucketed by day, as KillrChat
+(\`examples/killrchat\`) stores them:
+\`messages_by_day(room text, day int, msg_id timeuuid, author text, body text, PRIMARY KEY ((room, day), msg_id)) WITH CLUSTERING ORDER BY (msg_id DESC)\`.
+A day is 100 × rooms messages, so a room's day bucket holds 100 messages
+whatever the data size (a room of 10^4 messages spans 100 days), and the
+clock stands early in the day: today's bucket holds each room's last 30
+messages, so the last 50 take 30 from today and 20 from the day before.
+The bucketed table is loaded with the data and left alone (posts go to
+\`messages\`); its last-50 figure runs with uniform rooms on one thread.
+
 | operation | cassette (embedded and remote) | SQLite | raw LMDB |
 |---|---|---|---|
 | post a message | prepared INSERT | prepared INSERT, autocommit | write txn, \`mdb_put\`, commit |
 | last 50 of a room | \`SELECT msg_id, author, body ... WHERE room = ? LIMIT 50\` | \`... WHERE room = ? ORDER BY msg_id DESC LIMIT 50\` (a backward index walk) | cursor \`MDB_SET_RANGE\` past the room, \`MDB_PREV\` 50 times |
 | page back 50 | \`... AND msg_id < ? LIMIT 50\` | \`... AND msg_id < ? ORDER BY msg_id DESC LIMIT 50\` | \`MDB_SET_RANGE\` to the given key, \`MDB_PREV\` 50 times |
 | point read | \`SELECT author, body ... WHERE room = ? AND msg_id = ?\` | the same | \`mdb_get\` |
+| last 50, day buckets | KillrChat's reading: \`... FROM messages_by_day WHERE room = ? AND day = ? LIMIT ?\` for today, then for each day before while fewer than 50 rows (here two queries) | one query, what a SQLite user writes: \`... WHERE room = ? ORDER BY day DESC, msg_id DESC LIMIT 50\` (a backward walk of the primary key across days) | \`MDB_SET_RANGE\` past today's bucket, \`MDB_PREV\` 50 times (the keys run on from one day into the day before) |
 | create account | \`INSERT ... IF NOT EXISTS\` | \`INSERT ... ON CONFLICT DO NOTHING\` in \`BEGIN IMMEDIATE\` | write txn, \`mdb_put(MDB_NOOVERWRITE)\` |
 
 Half of the account creations use a new login, half an existing one. Peers'
 set-up:
 - SQLite: WAL, \`synchronous=OFF\` (\`FULL\` for the durable writes),
-  \`WITHOUT ROWID\` tables with the same primary keys, \`msg_id\` a 16-byte
-  blob in time order, \`mmap_size\` 64 GiB and a 64 MiB cache, prepared
-  statements, one connection per thread; columns are copied out.
+  \`WITHOUT ROWID\` tables with the same primary keys (\`messages_by_day\`:
+  \`(room, day, msg_id)\`), \`msg_id\` a 16-byte blob in time order,
+  \`mmap_size\` 64 GiB and a 64 MiB cache, prepared statements, one
+  connection per thread; columns are copied out.
 - Raw LMDB: \`MDB_NOTLS | MDB_NOSYNC | MDB_NOMETASYNC\`, one sub-database
   per table. A message's key is the room, a 0 byte and the 16 bytes of
   \`msg_id\` in time order: order-preserving like the engine's, but not its
-  exact encoding (no partition token, no row-kind byte). The value is author
-  and body with 2-byte length prefixes. Read transactions are reset and
-  renewed, one per thread, with one renewed cursor.
+  exact encoding (no partition token, no row-kind byte); in
+  \`messages_by_day\` the day, 4 bytes big endian, comes between the 0 byte
+  and \`msg_id\`. The value is author and body with 2-byte length
+  prefixes. Read transactions are reset and renewed, one per thread, with
+  one renewed cursor per table.
+- cassette (both) loads \`messages_by_day\` in unlogged batches of one
+  partition each; every system loads it room by room, oldest first.
 - cassette remote: \`cassette serve DIR --port 0\` with
   \`CASSETTE_DURABILITY=none\`, one driver session over loopback; every
   request waits for its answer (one in flight per thread).
@@ -71,9 +87,9 @@ per thread, summed over the threads. The figure is the median round, the
 spread the lowest and highest round, and p50 / p99 come from every timed
 operation. Every answer is checked against an in-memory index of the
 messages of each room: the exact \`msg_id\`s, in order, of each last-50 and
-page-back read, author and body of each point read, the applied flag of
-each account creation, each database's row count at the end. A wrong
-answer exits non-zero; targets are reported, never asserted.
+page-back read (from either table), author and body of each point read,
+the applied flag of each account creation, each table's row count at the
+end. A wrong answer exits non-zero; targets are reported, never asserted.
 
 Machine: ${machine:-unknown}. Databases on ${fs:-an unknown file system}
 under \`\$TMPDIR\` or \`/tmp\` (\`--dir\` moves them). ${versions}. Run on ${date}.
@@ -96,15 +112,17 @@ awk -F, '
 /^#/ || $1 == "size" { next }
 {
     key = $1 SUBSEP $3 SUBSEP $4 SUBSEP $5
-    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+    if (!(key in seen)) { seen[key] = 1; keys[++nkeys] = key }
     rate[key, $6] = $7; lo[key, $6] = $8; hi[key, $6] = $9
     p50[key, $6] = $10; p99[key, $6] = $11
     rooms[$1] = $2; rounds = $12; per[key] = $13
+    if ($3 == "last50_buckets" && $15 != "") bucket[$1] = $15
     if ($6 == "cassette_remote") remote = 1
 }
 function name(w) {
     if (w == "insert") return "post a message"
     if (w == "last50") return "last 50 of a room"
+    if (w == "last50_buckets") return "last 50, day buckets"
     if (w == "page_back") return "page back 50"
     if (w == "point_read") return "point read"
     if (w == "create_account") return "create account"
@@ -112,14 +130,37 @@ function name(w) {
 }
 function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
 function num(x) { return x == "" ? "-" : sprintf("%.0f", x) }
+# The rows in the CSV order of sizes, each size'"'"'s operations in the order of name(),
+# so that the bucketed last 50 (measured last) sits under the unbucketed one.
+function sort_rows(   ops, nops, i, j, k, f, sizes, nsizes, done, placed) {
+    nops = split("insert last50 last50_buckets page_back point_read create_account", ops, " ")
+    for (i = 1; i <= nkeys; i++) {
+        split(keys[i], f, SUBSEP)
+        if (!(f[1] in done)) { done[f[1]] = 1; sizes[++nsizes] = f[1] }
+    }
+    for (i = 1; i <= nsizes; i++) {
+        for (j = 1; j <= nops; j++)
+            for (k = 1; k <= nkeys; k++) {
+                split(keys[k], f, SUBSEP)
+                if (f[1] == sizes[i] && f[2] == ops[j]) { order[++n] = keys[k]; placed[k] = 1 }
+            }
+        for (k = 1; k <= nkeys; k++) {
+            split(keys[k], f, SUBSEP)
+            if (f[1] == sizes[i] && !(k in placed)) order[++n] = keys[k]
+        }
+    }
+}
 END {
+    sort_rows()
     size = ""
     for (i = 1; i <= n; i++) {
         split(order[i], f, SUBSEP)
         if (f[1] == 0) continue
         if (f[1] != size) {
             size = f[1]
-            printf "\n### %s messages, %s rooms (%s messages a room)\n\n", size, rooms[size], size / rooms[size]
+            printf "\n### %s messages, %s rooms (%s messages a room", size, rooms[size], size / rooms[size]
+            if (size in bucket) printf "; day buckets of %s", bucket[size]
+            printf ")\n\n"
             printf "Rates in operations per second (median of %d rounds of %s operations per system);\n", rounds, per[order[i]]
             printf "latencies in microseconds; the last columns are cassette'"'"'s rate over each peer'"'"'s.\n\n"
             printf "| operation | room choice | threads | cassette ops/s (rounds) | p50 / p99 | SQLite ops/s | p50 / p99 | raw LMDB ops/s | p50 / p99 |"
@@ -158,11 +199,20 @@ EOF
 awk -F, '
 /^#/ || $1 == "size" || $1 == 0 { next }
 { key = $1 SUBSEP $3 SUBSEP $4 SUBSEP $5; rate[key, $6] = $7
-  if (!($3 in seen)) { seen[$3] = 1; ops[++n] = $3 }
+  if (!($3 in seen)) { seen[$3] = 1; found[++nfound] = $3 }
   keys[key] = $3; if ($6 == "cassette_remote") remote = 1 }
+# ops: the operations found, in the order of name() (then any other, as found).
+function sort_ops(   fixed, nfixed, i, j, listed) {
+    nfixed = split("insert last50 last50_buckets page_back point_read create_account", fixed, " ")
+    for (i = 1; i <= nfixed; i++)
+        if (fixed[i] in seen) { ops[++n] = fixed[i]; listed[fixed[i]] = 1 }
+    for (j = 1; j <= nfound; j++)
+        if (!(found[j] in listed)) ops[++n] = found[j]
+}
 function name(w) {
     if (w == "insert") return "post a message"
     if (w == "last50") return "last 50 of a room"
+    if (w == "last50_buckets") return "last 50, day buckets"
     if (w == "page_back") return "page back 50"
     if (w == "point_read") return "point read"
     if (w == "create_account") return "create account"
@@ -179,6 +229,7 @@ function span(op, peer,   k, r, lo, hi) {
     return lo == "" ? "-" : sprintf("%.2f-%.2f", lo, hi)
 }
 END {
+    sort_ops()
     printf "| operation | ÷ SQLite | ÷ raw LMDB |"
     if (remote) printf " ÷ cassette remote |"
     printf "\n|---|---|---|"
@@ -233,9 +284,12 @@ cat <<EOF
 
 Charts (\`scripts/bench-charts.sh\`, PNG; \`make bench-full\` draws them in
 \`build/release/bench/charts/\`): throughput against data size for
-each operation and system, and the last-50 latency against partition size
-(messages per room). The schema has no time buckets (the room is the whole
-partition), so the latency chart has no bucketed line.
+each operation and system (\`throughput.png\`, \`throughput-hot.png\`), and
+the last-50 latency, p50 and p99, against messages per room
+(\`last50-latency.png\`): for each system a solid line where the room is the
+partition (\`messages\`, which the posts have grown past messages/rooms)
+and a dashed one with day buckets (\`messages_by_day\`, whose partitions
+stay at 100 messages however large the room).
 <!-- peers:end -->
 EOF
 } >"$section"
