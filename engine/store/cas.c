@@ -50,6 +50,8 @@ typedef struct cas_state {
     eng_arena arena;
     target *targets;
     eng_val null_ck[ENG_MAX_KEY_COLUMNS];
+    MDB_cursor *cur;      /* the partition's lookups: after the first, LMDB searches the page
+                             the cursor is on before it descends the tree again */
     eng_err *err;
 } cas_state;
 
@@ -60,17 +62,25 @@ static const char *op_name(int op)
     return op >= 1 && op <= ENG_CMP_CONTAINS_KEY ? names[op] : "?";
 }
 
-static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found)
+/* The stored value of key (*found 0: none), with the state's cursor. */
+static int lookup(cas_state *s, const uint8_t *key, size_t len, MDB_val *v, int *found)
 {
-    MDB_val k = {key->len, key->p}, v;
-    eng_row_init(row);
-    int rc = ENG_FAULT_CALL(mdb_get(s->txn, s->dbi, &k, &v));
+    MDB_val k = {len, (void *)key};
+    int rc = ENG_FAULT_CALL(mdb_cursor_get(s->cur, &k, v, MDB_SET_KEY));
     *found = rc == 0;
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
         return eng_lmdb_err(s->err, rc, "read row");
-    if ((rc = eng_stored_bounds(s->txn, s->t, &k, &v, s->err)))
+    return eng_stored_bounds(s->txn, s->t, &k, v, s->err);
+}
+
+static int get_stored(cas_state *s, const eng_buf *key, eng_row *row, int *found)
+{
+    MDB_val v;
+    eng_row_init(row);
+    int rc = lookup(s, key->p, key->len, &v, found);
+    if (rc || !*found)
         return rc;
     return eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key->p, key->len), row,
                           &s->arena, s->err);
@@ -81,17 +91,20 @@ static int load_partition(cas_state *s, const eng_cas *cas)
     int rc = eng_storage_partition(&s->prefix, s->t, cas->pk, NULL, s->err);
     if (rc)
         return rc;
+    int mrc = ENG_FAULT_CALL(mdb_cursor_open(s->txn, s->dbi, &s->cur));
+    if (mrc)
+        return eng_lmdb_err(s->err, mrc, "open cursor");
     eng_buf key = ENG_BUF_INIT;
     eng_buf_put(&key, s->prefix.p, s->prefix.len);
     eng_buf_put_u8(&key, ENG_KIND_HEADER);
-    MDB_val k = {key.len, key.p}, v;
     eng_pheader_init(&s->header);
-    int mrc = key.oom ? ENOMEM : ENG_FAULT_CALL(mdb_get(s->txn, s->dbi, &k, &v));
-    if (mrc == 0 && !(rc = eng_stored_bounds(s->txn, s->t, &k, &v, s->err)))
+    MDB_val v;
+    int found = 0;
+    rc = key.oom ? eng_errorf(s->err, ENG_E_NOMEM, "out of memory") : lookup(s, key.p, key.len,
+                                                                             &v, &found);
+    if (!rc && found)
         rc = eng_pheader_decode(v.mv_data, v.mv_size, eng_storage_seal(s->t, key.p, key.len),
                                 &s->header, &s->arena, s->err);
-    else if (mrc != MDB_NOTFOUND)
-        rc = eng_lmdb_err(s->err, mrc, "read partition header");
     if (!rc && s->t->has_static) {
         key.len = s->prefix.len;
         eng_buf_put_u8(&key, ENG_KIND_STATIC);
@@ -481,6 +494,21 @@ static int check_mutations(cas_state *s, const eng_cas *cas)
     return 0;
 }
 
+/* The rows the conditions read, for the write not to look them up again (NULL on OOM: it
+   then does). In the state's arena. */
+static eng_known_row *known_rows(cas_state *s, uint32_t n)
+{
+    eng_known_row *k = n ? eng_arena_alloc(&s->arena, n * sizeof *k) : NULL;
+    for (uint32_t i = 0; k && i < n; i++) {
+        const target *tg = &s->targets[i];
+        if (tg->spec->ck) /* a static target's row is the partition's static row */
+            k[i] = (eng_known_row){tg->key.p, tg->key.len, &tg->row, tg->found};
+        else
+            k[i] = (eng_known_row){tg->key.p, tg->key.len, &s->static_row, s->has_static};
+    }
+    return k;
+}
+
 static void state_free(cas_state *s, uint32_t n)
 {
     for (uint32_t i = 0; s->targets && i < n; i++) {
@@ -490,6 +518,8 @@ static void state_free(cas_state *s, uint32_t n)
     eng_free(s->targets);
     eng_buf_free(&s->prefix);
     eng_arena_free(&s->arena);
+    if (s->cur)
+        mdb_cursor_close(s->cur);
 }
 
 static int cas_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, eng_err *err)
@@ -535,8 +565,10 @@ static int cas_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx, 
     if (ok) {
         int64_t ts;
         rc = eng_next_timestamp(db, txn, &ts, err);
+        eng_known_row *known = rc ? NULL : known_rows(&s, cas->n_rows);
         if (!rc)
-            rc = eng_write_in_txn(db, txn, cur, cas->muts, cas->n_muts, ts, 1, err);
+            rc = eng_write_in_txn(db, txn, cur, cas->muts, cas->n_muts, ts, 1, known,
+                                  known ? cas->n_rows : 0, err);
     } else {
         rc = report(&s, cas, a->cb, a->ctx);
     }

@@ -93,6 +93,7 @@ static void destroy(eng_db *db)
     eng_committer_stop(db); /* completes what is queued, while the environment is open */
     if (db->client_destroy)
         db->client_destroy(db->client_data);
+    eng_write_pool_free(db);
     eng_read_pool_free(db); /* their cursors go before the transactions, */
     eng_shards_free(db);    /* and the transactions before the environment */
     if (db->env)

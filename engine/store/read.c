@@ -1127,7 +1127,7 @@ static void reader_destroy(reader *r)
 static reader *reader_get(eng_db *db)
 {
     reader *r = NULL;
-    eng_read_shard *sh = &db->shards[eng_thread_shard()].s;
+    eng_shard *sh = &db->shards[eng_thread_shard()].s;
     pthread_mutex_lock(&sh->lock);
     if (sh->n_readers)
         r = sh->readers[--sh->n_readers];
@@ -1147,7 +1147,7 @@ static reader *reader_get(eng_db *db)
 
 static void reader_put(eng_db *db, reader *r)
 {
-    eng_read_shard *sh = &db->shards[eng_thread_shard()].s;
+    eng_shard *sh = &db->shards[eng_thread_shard()].s;
     pthread_mutex_lock(&sh->lock);
     if (sh->n_readers < ENG_SHARD_POOL) {
         sh->readers[sh->n_readers++] = r;
@@ -1161,7 +1161,7 @@ static void reader_put(eng_db *db, reader *r)
 void eng_read_pool_free(eng_db *db)
 {
     for (int i = 0; i < ENG_SHARDS; i++) {
-        eng_read_shard *sh = &db->shards[i].s;
+        eng_shard *sh = &db->shards[i].s;
         for (int j = 0; j < sh->n_readers; j++)
             reader_destroy(sh->readers[j]);
         sh->n_readers = 0;

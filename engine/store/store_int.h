@@ -20,7 +20,7 @@
 #include "engine/store/catalog.h"
 #include "engine/store/row.h"
 
-/* Reset read transactions, and idle read states, each thread's shard keeps ready. */
+/* Reset read transactions, and idle read and write states, each thread's shard keeps ready. */
 #define ENG_SHARD_POOL 8
 
 /*
@@ -29,23 +29,25 @@
  * snapshot it last found to hold a schema snapshot. With up to ENG_SHARDS
  * threads, a read shares no lock and no written cache line with another.
  */
-typedef struct eng_read_shard {
+typedef struct eng_shard {
     pthread_rwlock_t resize;      /* this shard of the resize lock (eng_resize_shared) */
     pthread_mutex_t lock;         /* guards what follows */
     MDB_txn *txns[ENG_SHARD_POOL]; /* reset read transactions ready to renew */
     int n_txns;
     struct reader *readers[ENG_SHARD_POOL]; /* idle read states (read.c), with their memory */
     int n_readers;
+    struct writer *writers[ENG_SHARD_POOL]; /* idle write states (write.c), with their memory */
+    int n_writers;
     eng_schema *schema;           /* a reference: the schema read snapshot checked_txnid holds */
     uint64_t checked_txnid;       /* meaningful while `schema` is set */
-} eng_read_shard;
+} eng_shard;
 
 /* A shard padded to whole cache lines, with a line to spare since the handle is only
    malloc-aligned: two shards' fields never share a line. */
-typedef union eng_read_shard_slot {
-    eng_read_shard s;
-    char pad[(sizeof(eng_read_shard) / ENG_CACHE_LINE + 2) * ENG_CACHE_LINE];
-} eng_read_shard_slot;
+typedef union eng_shard_slot {
+    eng_shard s;
+    char pad[(sizeof(eng_shard) / ENG_CACHE_LINE + 2) * ENG_CACHE_LINE];
+} eng_shard_slot;
 
 typedef struct eng_committer eng_committer; /* commit.c */
 
@@ -63,9 +65,9 @@ struct eng_db {
     size_t map_size;
     eng_clock clock;
     eng_uuidgen uuidgen;
-    /* The resize lock is sharded (eng_read_shard.resize): shared by every transaction on
+    /* The resize lock is sharded (eng_shard.resize): shared by every transaction on
        its thread's shard, exclusive (every shard) to grow the map. */
-    eng_read_shard_slot shards[ENG_SHARDS];
+    eng_shard_slot shards[ENG_SHARDS];
     pthread_mutex_t schema_lock;  /* guards `schema` swaps and mdb_dbi_open */
     eng_schema *schema;           /* newest snapshot this process loaded */
     /* Write timestamps and the stored state a write starts from, under schema_lock. LMDB
@@ -145,6 +147,8 @@ int eng_db_reload_schema(eng_db *db, eng_err *err);
 
 /* Frees the pooled read states (at close, before the environment goes). */
 void eng_read_pool_free(eng_db *db);
+/* Frees the idle write states of every shard (the database is closing). */
+void eng_write_pool_free(eng_db *db);
 
 /*
  * The resize lock: shared on the calling thread's shard around every
@@ -266,8 +270,25 @@ typedef struct eng_vrows {
 int eng_vrows_build(eng_db *db, const eng_query *q, eng_vrows *out, eng_err *err);
 void eng_vrows_free(eng_vrows *rows);
 
+/*
+ * A row the write transaction has already read (a condition's row), handed to
+ * eng_write_in_txn so that the write does not look it up again: its storage key and the
+ * stored row (found 0: there is none). Only the writes before the first change to storage
+ * take it: a decoded row points into its page, which a put may change in place when this
+ * transaction has changed the page already; later writes look rows up.
+ */
+typedef struct eng_known_row {
+    const uint8_t *key;
+    size_t key_len;
+    const eng_row *row;
+    int found;
+} eng_known_row;
+
+/* Applies muts in txn at ts (cas: deletions at ts - 1, as conditional updates do); known (may
+   be NULL) are rows txn has read already. */
 int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_mutation *muts,
-                     uint32_t n, int64_t ts, int cas, eng_err *err);
+                     uint32_t n, int64_t ts, int cas, const eng_known_row *known,
+                     uint32_t n_known, eng_err *err);
 
 /*
  * Live data of a stored row as reads see it (read.c): a live marker or a

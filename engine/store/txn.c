@@ -23,7 +23,7 @@
 
 /* ---- the resize lock and the per-thread shards ---- */
 
-static eng_read_shard *my_shard(eng_db *db) { return &db->shards[eng_thread_shard()].s; }
+static eng_shard *my_shard(eng_db *db) { return &db->shards[eng_thread_shard()].s; }
 
 void eng_resize_shared(eng_db *db) { pthread_rwlock_rdlock(&my_shard(db)->resize); }
 
@@ -60,7 +60,7 @@ int eng_shards_init(eng_db *db)
 void eng_shards_free(eng_db *db)
 {
     for (int i = 0; i < ENG_SHARDS; i++) {
-        eng_read_shard *sh = &db->shards[i].s;
+        eng_shard *sh = &db->shards[i].s;
         for (int j = 0; j < sh->n_txns; j++)
             mdb_txn_abort(sh->txns[j]);
         sh->n_txns = 0;
@@ -97,7 +97,7 @@ int eng_txn_begin(eng_db *db, unsigned flags, MDB_txn **txn)
 
 int eng_read_begin(eng_db *db, MDB_txn **txn, eng_err *err)
 {
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     pthread_rwlock_rdlock(&sh->resize);
     MDB_txn *t = NULL;
     pthread_mutex_lock(&sh->lock);
@@ -138,7 +138,7 @@ void eng_read_end(eng_db *db, MDB_txn *txn)
     if (!txn)
         return;
     mdb_txn_reset(txn);
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     pthread_mutex_lock(&sh->lock);
     if (sh->n_txns < ENG_SHARD_POOL) {
         sh->txns[sh->n_txns++] = txn;
@@ -249,7 +249,7 @@ int eng_db_reload_schema(eng_db *db, eng_err *err)
 /* Remembers, in the calling thread's shard, that read snapshot `id` holds schema s. */
 static void shard_note_checked(eng_db *db, uint64_t id, eng_schema *s)
 {
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     eng_schema *old = NULL;
     pthread_mutex_lock(&sh->lock);
     if (sh->schema != s) {
@@ -264,7 +264,7 @@ static void shard_note_checked(eng_db *db, uint64_t id, eng_schema *s)
 /* The schema the thread's shard knows read snapshot `id` holds (a reference), or NULL. */
 static eng_schema *shard_checked(eng_db *db, uint64_t id)
 {
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     eng_schema *s = NULL;
     pthread_mutex_lock(&sh->lock);
     if (sh->schema && sh->checked_txnid == id)
@@ -326,7 +326,7 @@ int eng_db_schema_known(eng_db *db, const eng_schema *s)
     MDB_envinfo info;
     if (!s || mdb_env_info(db->env, &info))
         return 0;
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     pthread_mutex_lock(&sh->lock);
     int known = sh->schema == s && sh->checked_txnid == (uint64_t)info.me_last_txnid;
     pthread_mutex_unlock(&sh->lock);
@@ -337,7 +337,7 @@ int eng_db_schema_hold(eng_db *db, MDB_txn *txn, eng_schema **held, int *stale, 
 {
     *stale = 0;
     uint64_t id = (uint64_t)mdb_txn_id(txn);
-    eng_read_shard *sh = my_shard(db);
+    eng_shard *sh = my_shard(db);
     eng_schema *old = NULL;
     pthread_mutex_lock(&sh->lock);
     int known = sh->schema && sh->checked_txnid == id;

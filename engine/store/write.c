@@ -50,6 +50,10 @@ typedef struct writer {
     int header_loaded;
     eng_arena header_arena;
     const struct prefetch *pre; /* the current row's stored state before the batch, or NULL */
+    /* Rows already read in the transaction (eng_known_row), until the first write: a stored
+       row points into its page, which a put may move if this transaction already changed it. */
+    const eng_known_row *known;
+    uint32_t n_known;
     eng_err *err;
 } writer;
 
@@ -592,34 +596,56 @@ static int merge_update(writer *w, const eng_row_mut *rm, const eng_row *old, si
     return eng_row_merge(old, &upd, out, &w->arena, w->err);
 }
 
+/* The known row of w->key, or NULL. */
+static const eng_known_row *known_row(const writer *w)
+{
+    for (uint32_t i = 0; i < w->n_known; i++) {
+        const eng_known_row *kr = &w->known[i];
+        if (kr->key_len == w->key.len && memcmp(kr->key, w->key.p, kr->key_len) == 0)
+            return kr;
+    }
+    return NULL;
+}
+
+/* The row stored at w->key as the write finds it (empty, *found 0, when there is none). */
+static int stored_row(writer *w, eng_row *old, int *found)
+{
+    eng_row_init(old);
+    *found = 0;
+    const eng_known_row *kr = known_row(w);
+    if (kr) {
+        if ((*found = kr->found))
+            *old = *kr->row;
+        return 0;
+    }
+    MDB_val k = {w->key.len, w->key.p}, v;
+    int rc = ENG_FAULT_CALL(mdb_get(w->txn, w->dbi, &k, &v));
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    if (rc)
+        return eng_lmdb_err(w->err, rc, "read row");
+    *found = 1;
+    if ((rc = eng_stored_bounds(w->txn, w->t, &k, &v, w->err)))
+        return rc;
+    return eng_row_decode(v.mv_data, v.mv_size, eng_storage_seal(w->t, k.mv_data, k.mv_size), old,
+                          &w->arena, w->err);
+}
+
 static int write_row(writer *w, const eng_row_mut *rm)
 {
     size_t ck_off;
     int rc = row_key(w, rm, &ck_off);
     if (rc)
         return rc;
-    MDB_val k = {w->key.len, w->key.p}, v;
     eng_row old;
-    eng_row_init(&old);
-    int found = 0;
-    rc = ENG_FAULT_CALL(mdb_get(w->txn, w->dbi, &k, &v));
-    if (rc == 0) {
-        found = 1;
-        rc = eng_stored_bounds(w->txn, w->t, &k, &v, w->err);
-        if (!rc)
-            rc = eng_row_decode(v.mv_data, v.mv_size,
-                                eng_storage_seal(w->t, k.mv_data, k.mv_size), &old, &w->arena,
-                                w->err);
-    } else if (rc == MDB_NOTFOUND) {
-        rc = 0;
-    } else {
-        rc = eng_lmdb_err(w->err, rc, "read row");
-    }
-    eng_row merged;
-    if (rc || (rc = merge_update(w, rm, &old, ck_off, &merged)))
+    int found;
+    if ((rc = stored_row(w, &old, &found)))
         return rc;
-    k.mv_size = w->key.len;
-    k.mv_data = w->key.p;
+    eng_row merged;
+    if ((rc = merge_update(w, rm, &old, ck_off, &merged)))
+        return rc;
+    w->n_known = 0; /* what follows writes */
+    MDB_val k = {w->key.len, w->key.p}, v;
     if (eng_row_is_empty(&merged)) {
         rc = found ? ENG_FAULT_CALL(mdb_del(w->txn, w->dbi, &k, NULL)) : 0;
         return rc ? eng_lmdb_err(w->err, rc, "delete row") : 0;
@@ -640,6 +666,7 @@ static int write_header(writer *w, const eng_mutation *m)
     int rc = load_header(w);
     if (rc)
         return rc;
+    w->n_known = 0; /* what follows writes */
     eng_pheader h = w->header;
     eng_deletion del = {w->del_ts, w->now_s};
     if (m->delete_partition && eng_deletion_supersedes(&del, &h.partition_del))
@@ -813,6 +840,7 @@ static int prefetch_lists(writer *w, const eng_schema *cur, const eng_mutation *
     return 0;
 }
 
+/* The memory a writer holds (not the writer itself). */
 static void writer_free(writer *w)
 {
     eng_arena_free(&w->arena);
@@ -826,30 +854,124 @@ static void writer_free(writer *w)
     eng_buf_free(&w->hkey);
 }
 
-int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_mutation *muts,
-                     uint32_t n, int64_t ts, int cas, eng_err *err)
+static void writer_destroy(writer *w)
 {
-    writer w;
-    memset(&w, 0, sizeof w);
-    w.db = db;
-    w.txn = txn;
+    writer_free(w);
+    eng_free(w);
+}
+
+/* A pooled writer of the calling thread's shard, or a new one (NULL on OOM): its buffers,
+   arrays and arenas keep their memory from one write to the next. */
+static writer *writer_get(eng_db *db)
+{
+    eng_shard *sh = &db->shards[eng_thread_shard()].s;
+    writer *w = NULL;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_writers)
+        w = sh->writers[--sh->n_writers];
+    pthread_mutex_unlock(&sh->lock);
+    if (w)
+        return w;
+    if (!(w = eng_calloc(1, sizeof *w)))
+        return NULL;
+    eng_arena_init(&w->arena, 4096);
+    eng_arena_init(&w->header_arena, 1024);
+    return w;
+}
+
+/* Bytes past which a pooled writer's buffer is let go rather than kept for the next write. */
+#define WRITER_KEEP (64 * 1024)
+
+static void buf_trim(eng_buf *b)
+{
+    if (b->cap > WRITER_KEEP || b->oom)
+        eng_buf_free(b);
+    eng_buf_reset(b);
+}
+
+static void arena_trim(eng_arena *a)
+{
+    eng_arena_reset(a);
+    if (eng_arena_size(a) > WRITER_KEEP)
+        eng_arena_free(a);
+}
+
+static void writer_put(eng_db *db, writer *w)
+{
+    arena_trim(&w->arena);
+    arena_trim(&w->header_arena);
+    if (w->cap_cells * sizeof *w->cells > WRITER_KEEP) {
+        eng_free(w->cells);
+        w->cells = NULL;
+        w->cap_cells = 0;
+    }
+    if (w->cap_cdels * sizeof *w->cdels > WRITER_KEEP) {
+        eng_free(w->cdels);
+        w->cdels = NULL;
+        w->cap_cdels = 0;
+    }
+    eng_buf *bufs[] = {&w->prefix, &w->key, &w->val, &w->tmp, &w->hkey};
+    for (size_t i = 0; i < ENG_ARRAY_LEN(bufs); i++)
+        buf_trim(bufs[i]);
+    eng_shard *sh = &db->shards[eng_thread_shard()].s;
+    pthread_mutex_lock(&sh->lock);
+    if (sh->n_writers < ENG_SHARD_POOL) {
+        sh->writers[sh->n_writers++] = w;
+        w = NULL;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    if (w)
+        writer_destroy(w);
+}
+
+void eng_write_pool_free(eng_db *db)
+{
+    for (int i = 0; i < ENG_SHARDS; i++) {
+        eng_shard *sh = &db->shards[i].s;
+        for (int j = 0; j < sh->n_writers; j++)
+            writer_destroy(sh->writers[j]);
+        sh->n_writers = 0;
+    }
+}
+
+/* Sets a pooled writer up for one call of eng_write_in_txn; its memory stays as it was. */
+static void writer_start(writer *w, eng_db *db, MDB_txn *txn, const eng_known_row *known,
+                         uint32_t n_known, eng_err *err)
+{
+    w->db = db;
+    w->txn = txn;
+    w->t = NULL;
+    w->n_cells = 0;
+    w->n_cdels = 0;
+    w->header_loaded = 0;
+    w->pre = NULL;
+    w->known = known;
+    w->n_known = n_known;
+    w->err = err;
+}
+
+int eng_write_in_txn(eng_db *db, MDB_txn *txn, const eng_schema *cur, const eng_mutation *muts,
+                     uint32_t n, int64_t ts, int cas, const eng_known_row *known,
+                     uint32_t n_known, eng_err *err)
+{
+    writer *w = writer_get(db);
+    if (!w)
+        return eng_errorf(err, ENG_E_NOMEM, "out of memory in a write");
+    writer_start(w, db, txn, known, n_known, err);
     int64_t clock_s = eng_clock_now_s(&db->clock);
-    w.err = err;
-    eng_arena_init(&w.arena, 4096);
-    eng_arena_init(&w.header_arena, 1024);
     eng_arena pre_arena;
     eng_arena_init(&pre_arena, 1024);
     prefetch ***pre = NULL;
-    int rc = n > 1 ? prefetch_lists(&w, cur, muts, n, &pre_arena, &pre) : 0;
+    int rc = n > 1 ? prefetch_lists(w, cur, muts, n, &pre_arena, &pre) : 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         const eng_table *t;
-        w.now_s = muts[i].now_s ? muts[i].now_s : clock_s;
+        w->now_s = muts[i].now_s ? muts[i].now_s : clock_s;
         rc = eng_resolve_table(cur, muts[i].table, &t, err);
         if (!rc)
-            rc = write_mutation(&w, t, &muts[i], ts, cas, pre ? pre[i] : NULL);
+            rc = write_mutation(w, t, &muts[i], ts, cas, pre ? pre[i] : NULL);
     }
     eng_arena_free(&pre_arena);
-    writer_free(&w);
+    writer_put(db, w);
     if (!rc && n)
         eng_txn_dirty(db, txn); /* the commit takes an id (eng_note_commit) */
     return rc;
@@ -912,7 +1034,7 @@ static int apply_body(eng_db *db, MDB_txn *txn, const eng_schema *cur, void *ctx
     if (needs_server_timestamp(a->muts, a->n))
         rc = eng_next_timestamp(db, txn, &a->ts, err);
     if (!rc)
-        rc = eng_write_in_txn(db, txn, cur, a->muts, a->n, a->ts, 0, err);
+        rc = eng_write_in_txn(db, txn, cur, a->muts, a->n, a->ts, 0, NULL, 0, err);
     return rc;
 }
 
