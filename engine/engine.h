@@ -306,7 +306,8 @@ typedef struct eng_query {
     const uint16_t *project;
     uint16_t n_project;
     eng_buf *project_out;
-    uint8_t project_full; /* decode every row in full anyway (tests compare both ways) */
+    uint8_t project_full; /* decode every row and clustering key in full anyway (tests compare
+                             both ways) */
     eng_vtable_fill vtable; /* a virtual table: its provider (table's storage unused), or NULL */
     void *vtable_ctx;       /* the provider's ctx */
     int64_t now_s;          /* the time (s) TTLs are judged at; 0: the database's clock */

@@ -335,6 +335,7 @@ static eng_val plain_value(const eng_plain_row *p, uint32_t id)
 
 #define PROJECT_VIEW UINT32_MAX /* a projected column read through the row view */
 #define PROJECT_NULL (UINT32_MAX - 1) /* a non-frozen collection or UDT: a plain row has none */
+#define PROJECT_CK0 (UINT32_MAX - 2)  /* the first clustering column, taken from the key */
 
 /* The projected columns' ids in the plain form (reader.project_id). */
 static int project_prepare(reader *r)
@@ -346,11 +347,31 @@ static int project_prepare(reader *r)
         if (q->project[i] >= q->table->n_cols)
             return eng_errorf(r->err, ENG_E_INVALID, "Invalid column index %u", q->project[i]);
         const eng_column *c = &q->table->cols[q->project[i]];
-        r->project_id[i] = c->kind != ENG_COL_REGULAR ? PROJECT_VIEW
-                           : multicell(c->type)       ? PROJECT_NULL
-                                                      : c->id;
+        r->project_id[i] = q->project[i] == q->table->n_pk && q->table->n_ck ? PROJECT_CK0
+                           : c->kind != ENG_COL_REGULAR                     ? PROJECT_VIEW
+                           : multicell(c->type)                             ? PROJECT_NULL
+                                                                            : c->id;
     }
     return 0;
+}
+
+/*
+ * The first clustering value of v when it is of a fixed width, decoded from the row's key
+ * into buf (16 bytes) without the view's scratch buffer: 1, or 0 when the view must decode
+ * it (a variable width, damaged bytes, or no key at hand).
+ */
+static int first_clustering(const eng_row_view *v, uint8_t *buf, eng_val *val)
+{
+    const eng_ck_lazy *z = v->ck_lazy;
+    if (v->ck || !z)
+        return 0;
+    const uint8_t *p = z->key;
+    int w = eng_key_get_fixed(z->t->cols[z->t->n_pk].type, &p, z->key + z->len,
+                              eng_ck_desc(z->t, 0), buf);
+    if (w <= 0)
+        return 0;
+    *val = w == ENG_KEY_EMPTY ? (eng_val){buf, 0} : (eng_val){buf, w};
+    return 1;
 }
 
 /* Appends the projected columns of the row v (eng_query.project) to the output, reserving
@@ -361,10 +382,13 @@ static int project_row(reader *r, const eng_row_view *v)
     eng_buf *out = q->project_out;
     eng_val vals[UINT8_MAX + 1];
     size_t need = 0;
+    uint8_t ck0[16];
     for (uint16_t i = 0; i < q->n_project; i++) {
         eng_val *val = &vals[i];
         uint32_t id = r->project_id[i];
-        if (r->plain && id != PROJECT_VIEW) {
+        if (id == PROJECT_CK0 && !q->project_full && first_clustering(v, ck0, val)) {
+            ; /* a fixed-width value, straight from the key's bytes */
+        } else if (r->plain && id != PROJECT_VIEW && id != PROJECT_CK0) {
             *val = id == PROJECT_NULL ? (eng_val){NULL, ENG_NULL} : plain_value(r->plain, id);
         } else {
             int rc = eng_view_column(v, q->project[i], val, NULL, NULL, r->err);

@@ -121,15 +121,16 @@ static void read_all(env *e, eng_query q, uint32_t page, int full, read_out *out
     eng_buf_free(&resume);
 }
 
-TEST(projected_reads_answer_as_full_decoding)
+/* The property over the table `create` makes (ks.t with the columns random_write writes). */
+static void projected_reads_as_full_decoding(const char *create)
 {
     uint64_t s = test_seed();
     env e;
     env_open(&e);
+    have_n = 1;
     env_run(&e, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
                 "'replication_factor': 1}");
-    env_run(&e, "CREATE TABLE ks.t (k int, c int, s int static, a int, b text, f frozen<list<int>>, "
-                "l list<int>, n int, PRIMARY KEY (k, c))");
+    env_run(&e, create);
     eng_schema *schema;
     eng_err err;
     eng_err_clear(&err);
@@ -198,4 +199,19 @@ TEST(projected_reads_answer_as_full_decoding)
     }
     ASSERT(reads > 0);
     env_close(&e);
+}
+
+TEST(projected_reads_answer_as_full_decoding)
+{
+    projected_reads_as_full_decoding("CREATE TABLE ks.t (k int, c int, s int static, a int, "
+                                     "b text, f frozen<list<int>>, l list<int>, n int, "
+                                     "PRIMARY KEY (k, c))");
+}
+
+/* A descending fixed-width first clustering column is taken straight from the key's bytes. */
+TEST(projected_reads_of_a_descending_clustering_answer_as_full_decoding)
+{
+    projected_reads_as_full_decoding("CREATE TABLE ks.t (k int, c bigint, s int static, a int, "
+                                     "b text, f frozen<list<int>>, l list<int>, n int, "
+                                     "PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)");
 }
