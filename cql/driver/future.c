@@ -23,7 +23,10 @@
  *
  * Embedded, nobody ever waits: the future is set before the caller sees it.
  * So the condition variable is made only by the first thread that must wait
- * (under the lock; the setter broadcasts only when there is one), a future
+ * (under the lock; the setter broadcasts only when there is one, after
+ * unlocking, so that a woken waiter does not block again on the lock the
+ * setter still holds: one wake-up and one context switch per waiter, not
+ * two; the setter keeps a reference across the broadcast), a future
  * without a callback is set in one critical section, and once `ready` is 1
  * (an atomic, stored with release under the lock) the outcome never changes
  * again, so the getters read it without the lock.
@@ -282,9 +285,14 @@ static void complete(CassFuture *f, CassError code, const char *message, CassRes
         /* No callback to wait for: set at once. A callback registered from now on runs in
            the registering thread (cass_future_set_callback sees ready). */
         atomic_store_explicit(&f->ready, 1, memory_order_release);
-        if (f->has_cond)
-            pthread_cond_broadcast(&f->cond);
+        int waiters = f->has_cond;
+        if (waiters)
+            atomic_fetch_add(&f->refs, 1); /* the waiter may free f once it sees ready */
         pthread_mutex_unlock(&f->lock);
+        if (waiters) {
+            pthread_cond_broadcast(&f->cond);
+            cass_future_free(f);
+        }
         return;
     }
     atomic_store_explicit(&f->ready, CQL_DRV_FUTURE_SETTING, memory_order_relaxed);
@@ -299,9 +307,10 @@ static void complete(CassFuture *f, CassError code, const char *message, CassRes
 
     pthread_mutex_lock(&f->lock);
     atomic_store_explicit(&f->ready, 1, memory_order_release);
-    if (f->has_cond)
-        pthread_cond_broadcast(&f->cond);
+    int waiters = f->has_cond;
     pthread_mutex_unlock(&f->lock);
+    if (waiters)
+        pthread_cond_broadcast(&f->cond);
     cass_future_free(f);
 }
 
