@@ -5,24 +5,30 @@
  * SYNC, NOMETASYNC or PERIODIC), every write transaction is a job handed to
  * one committer thread per open database, which runs the jobs queued so far
  * in ONE LMDB write transaction and commits it with one sync, then completes
- * them all. Writers in other threads wait on their job; a write queued with
- * eng_apply_async does not wait, and its completion runs in the committer
- * thread once the transaction is durable (the driver API's pipelined
- * futures). With durability NONE there is nothing to share and writes
- * commit in the calling thread (write_direct below). Every write of the
- * engine enters here, through eng_write_txn / eng_write_txn_exclusive.
+ * them all. The jobs queued while a group's jobs run join its transaction
+ * before it commits (take_more): writers that each wait on their write are
+ * woken one after the other by the previous group's completions, and those
+ * woken last would otherwise wait a whole extra commit; a thread pipelining
+ * futures keeps queueing while the group runs. Writers in other threads
+ * wait on their job; a write queued with eng_apply_async does not wait, and
+ * its completion runs in the committer thread once the transaction is
+ * durable (the driver API's pipelined futures). With durability NONE there
+ * is nothing to share and writes commit in the calling thread (write_direct
+ * below). Every write of the engine enters here, through eng_write_txn /
+ * eng_write_txn_exclusive.
  *
  * Invariants:
  *  - Jobs run in the order they were queued, directly in the group's
- *    transaction. A job that fails on its own (an error of its body) is left
- *    out and the group runs again without it, on a fresh transaction: it
- *    leaves no trace and the others still commit. (Nested transactions would
- *    do the same without the rerun, but LMDB allocates and clears a child's
- *    page lists on every begin, which costs more than a whole plain write;
- *    failed jobs are rare, most errors being caught before a write is
- *    queued.) A job is completed only after the group's commit returned:
- *    nothing is acknowledged before it is durable, and nothing a job wrote
- *    is visible before then.
+ *    transaction (those that joined it after the others). A job that fails
+ *    on its own (an error of its body) is left out and the group runs again
+ *    without it, on a fresh transaction: it leaves no trace and the others
+ *    still commit. (Nested transactions would do the same without the
+ *    rerun, but LMDB allocates and clears a child's page lists on every
+ *    begin, which costs more than a whole plain write; failed jobs are rare,
+ *    most errors being caught before a write is queued.) A job is
+ *    completed only after the group's commit returned: nothing is
+ *    acknowledged before it is durable, and nothing a job wrote is visible
+ *    before then.
  *  - A full map or a schema reload restarts the whole group on a fresh
  *    transaction (after growing the map), as eng_write_txn does for one
  *    body: bodies are restartable by contract, and nothing was completed.
@@ -146,9 +152,41 @@ static int run_group_in(void *arg)
     return run_jobs(g->db, g->txn, g->cur, g->jobs, g->n, &g->applied);
 }
 
-/* Runs n jobs from `jobs` in one transaction (an exclusive job is always alone). */
-static void run_group(eng_db *db, eng_job *jobs, size_t n)
+/*
+ * Takes up to max plain jobs off the queue (none if it starts with an exclusive one) for a
+ * group whose transaction is still open: writes queued while the group's jobs ran join it
+ * rather than wait a whole commit for the next. Returns how many, *first the first.
+ */
+static size_t take_more(eng_committer *c, eng_job **first, size_t max)
 {
+    pthread_mutex_lock(&c->lock);
+    eng_job *j = c->head;
+    size_t n = 0;
+    if (j && !j->exclusive) {
+        n = 1;
+        while (n < max && j->next && !j->next->exclusive) {
+            j = j->next;
+            n++;
+        }
+        *first = c->head;
+        c->head = j->next;
+        if (!c->head)
+            c->tail = &c->head;
+        j->next = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
+/*
+ * Runs n jobs from `jobs` in one transaction (an exclusive job is always alone), with the
+ * plain jobs queued meanwhile, appended to the list. Returns how many jobs the group holds.
+ */
+static size_t run_group(eng_db *db, eng_job *jobs, size_t n)
+{
+    eng_job *last = jobs;
+    while (last->next)
+        last = last->next;
     for (;;) {
         reset_jobs(jobs, n);
         eng_err e;
@@ -159,7 +197,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
         if (rc) {
             eng_resize_shared_end(db);
             fail_jobs(jobs, n, eng_lmdb_err(&e, rc, "begin write transaction"), &e);
-            return;
+            return n;
         }
         eng_schema *cur = NULL;
         int stale = 0, again = 0, applied = 0;
@@ -168,20 +206,37 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             mdb_txn_abort(txn);
             eng_resize_shared_end(db);
             fail_jobs(jobs, n, rc, &e);
-            return;
+            return n;
         }
         group_run g = {db, txn, cur, jobs, n, 0};
-        if (stale) {
+        int faulted = 0;
+        if (stale)
             again = ENG_RESTART;
-        } else if (eng_fault_run(run_group_in, &g, &again)) {
+        else
+            faulted = eng_fault_run(run_group_in, &g, &again);
+        applied = g.applied;
+        /* the writes queued while these ran join the transaction (never an exclusive group) */
+        size_t k;
+        eng_job *more;
+        while (!faulted && !again && !jobs->exclusive && n < GROUP_MAX &&
+               (k = take_more(db->committer, &more, GROUP_MAX - n))) {
+            last->next = more;
+            while (last->next)
+                last = last->next;
+            n += k;
+            reset_jobs(more, k);
+            group_run m = {db, txn, cur, more, k, 0};
+            faulted = eng_fault_run(run_group_in, &m, &again);
+            applied += m.applied;
+        }
+        if (faulted) {
             /* LMDB faulted on a damaged page: nothing of the group is committed */
             eng_schema_unref(cur);
             mdb_txn_abort(txn);
             eng_resize_shared_end(db);
             fail_jobs(jobs, n, fault_error(&e), &e);
-            return;
+            return n;
         }
-        applied = g.applied;
         eng_write_state ws;
         eng_write_state_take(db, txn, cur ? cur->version : 0, &ws);
         int had_schema = cur != NULL;
@@ -195,7 +250,7 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
         if (again == ENG_MAP_FULL || mrc == MDB_MAP_FULL) {
             if ((rc = eng_grow_map(db, &e))) {
                 fail_jobs(jobs, n, rc, &e);
-                return;
+                return n;
             }
             continue;
         }
@@ -203,13 +258,13 @@ static void run_group(eng_db *db, eng_job *jobs, size_t n)
             continue;
         if (mrc) {
             rc = eng_lmdb_write_err(db, &e, mrc, "commit");
-            for (eng_job *j = jobs; n--; j = j->next)
+            for (eng_job *j = jobs; j; j = j->next)
                 if (j->rc == 0) {
                     j->rc = rc;
                     j->err = e;
                 }
         }
-        return;
+        return n;
     }
 }
 
@@ -272,7 +327,7 @@ static void *committer_main(void *arg)
         eng_job *jobs;
         size_t n = take_group(c, &jobs);
         pthread_mutex_unlock(&c->lock);
-        run_group(db, jobs, n);
+        n = run_group(db, jobs, n);
         /* Completions: async jobs own themselves and may queue more work, so they
            run outside the lock; a waited-for job belongs to its waiter the moment
            `finished` is set, so it is not touched after that. */

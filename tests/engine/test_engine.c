@@ -1864,6 +1864,72 @@ TEST(test_group_commit_failed_write_leaves_the_others_applied)
     free(c);
 }
 
+/* Writes queued while a group's jobs run join its transaction instead of waiting for the next
+   commit; in order, with their own timestamps, and a failing one still fails alone. */
+TEST(test_group_commit_writes_queued_while_a_group_runs_join_it)
+{
+    eng_db *db = open_durable(ENG_DURABLE_SYNC, 0);
+    const eng_table *t = table(db, "messages");
+    eng_schema *s;
+    eng_err err;
+    eng_err_clear(&err);
+    ASSERT_OK_ERR(eng_db_schema(db, &s, &err), &err);
+    eng_commit_stats before, after;
+    eng_db_commit_stats(db, &before);
+    held_group h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, db};
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, NULL, hold_group, &h), 0);
+    pthread_mutex_lock(&h.lock);
+    while (!h.inside)
+        pthread_cond_wait(&h.cond, &h.lock);
+    pthread_mutex_unlock(&h.lock);
+    /* the committer runs the held group's job: these queue behind it */
+    completions *c = new_completions();
+    static pending p[10];
+    static char big[600];
+    memset(big, 'r', sizeof big - 1); /* a partition key over the 511-byte limit */
+    for (int i = 0; i < 10; i++) {
+        uint8_t ts[4];
+        eng_put_be32(ts, (uint32_t)i);
+        eng_val pk[1] = {i % 5 == 4 ? S(big) : S("room")}, ck[1] = {{ts, 4}};
+        eng_cell_op op = {2, ENG_OP_SET, {NULL, 0}, S("hello")};
+        eng_row_mut rm = {ck, 1, 0, 1, &op};
+        eng_mutation m = {t, pk, ENG_TS_NONE, -1, 0, 0, NULL, 1, &rm, 0};
+        p[i] = (pending){c, i};
+        ASSERT_OK_ERR(eng_apply_async(db, s, &m, 1, on_durable, &p[i], &err), &err);
+    }
+    pthread_mutex_lock(&h.lock);
+    h.release = 1;
+    pthread_cond_broadcast(&h.cond);
+    pthread_mutex_unlock(&h.lock);
+    void *rc;
+    pthread_join(th, &rc);
+    ASSERT_EQ((intptr_t)rc, 0);
+    wait_completions(c, 10);
+    int64_t last = 0;
+    for (int i = 0; i < 10; i++) {
+        ASSERT_EQ(c->order[i], i);
+        ASSERT_EQ(c->rc[i], i % 5 == 4 ? ENG_E_INVALID : 0);
+        if (!c->rc[i]) {
+            ASSERT(c->ts[i] > last);
+            last = c->ts[i];
+        }
+    }
+    eng_db_commit_stats(db, &after);
+    ASSERT_EQ(after.groups - before.groups, 1); /* one transaction for the held job and all ten */
+    ASSERT_EQ(after.jobs - before.jobs, 11);
+    eng_val pk[1] = {S("room")};
+    const eng_val *keys[1] = {pk};
+    eng_query q = {.table = t, .n_keys = 1, .keys = keys};
+    eng_read_info info = {0, 0, ENG_BUF_INIT};
+    ASSERT_OK_ERR(eng_read(db, &q, NULL, NULL, &info, &err), &err);
+    ASSERT_EQ(info.rows, 8);
+    eng_read_info_free(&info);
+    eng_schema_unref(s);
+    eng_db_close(db);
+    free(c);
+}
+
 /* A completion runs in the committer: a synchronous write from there must not wait for itself. */
 typedef struct rewrite {
     eng_db *db;
