@@ -45,7 +45,8 @@
  * Durable writes, once per run on their own databases: cassette with durability SYNC
  * and group commit, 32 threads each waiting its own write and one thread keeping 100
  * futures in flight; SQLite WAL synchronous=FULL, one row per transaction, 1 and 32
- * threads.
+ * threads. --durable-preload N first loads N messages into both (a commit then writes
+ * the pages of a larger tree).
  *
  * Method: each figure runs every system on the same operations: a warm-up, then
  * rounds; in each round every system runs once, in turn, the first one rotating from
@@ -60,7 +61,7 @@
  * answer or a failed call exits non-zero; the targets are reported, never asserted.
  *
  *   peers_bench [--quick] [--sizes N,N..] [--huge] [--rooms R] [--ops N] [--rounds K]
- *               [--csv FILE] [--dir D] [--cassette PATH] [--no-remote]
+ *               [--csv FILE] [--dir D] [--cassette PATH] [--no-remote] [--durable-preload N]
  */
 #include <cassandra.h>
 #include <cassette.h>
@@ -1229,6 +1230,7 @@ typedef struct config {
     int rounds;
     int remote, quick;
     double durable_scale;
+    long durable_preload; /* messages in the durable databases before their rounds */
     const char *base, *cassette, *csv;
     char command[1024];
 } config;
@@ -1611,6 +1613,39 @@ static void run_durable(const config *c)
         if (sqlite3_prepare_v2(d.db[t], SQ[OP_INSERT], -1, &d.st[t], NULL) != SQLITE_OK)
             die_sqlite("prepare", d.db[t]);
     }
+    long next_cass = 0, next_sq = 0;
+    if (c->durable_preload) {
+        /* messages 0..N-1, LOAD_DEPTH in flight (cassette) or LOAD_TXN to a transaction (SQLite);
+           the rounds' messages follow them */
+        double t0 = bench_now_s();
+        CassFuture *ring[LOAD_DEPTH] = {0};
+        long n = c->durable_preload;
+        for (long i = 0; i < n + LOAD_DEPTH; i++) {
+            CassFuture **slot = &ring[i % LOAD_DEPTH];
+            if (*slot) {
+                if (cass_future_error_code(*slot) != CASS_OK)
+                    bench_die_future("loading", *slot);
+                cass_future_free(*slot);
+                *slot = NULL;
+            }
+            if (i < n) {
+                CassStatement *st = cass_bind_msg(d.insert, (int)(i % n_rooms), i);
+                *slot = cass_session_execute(d.cass.session, st);
+                cass_statement_free(st);
+            }
+        }
+        for (long i = 0; i < n; i++) {
+            if (i % LOAD_TXN == 0)
+                sq_exec(d.db[0], "BEGIN");
+            sq_bind_msg(d.st[0], (int)(i % n_rooms), i);
+            sq_done(d.db[0], d.st[0], "loading messages");
+            if (i % LOAD_TXN == LOAD_TXN - 1 || i == n - 1)
+                sq_exec(d.db[0], "COMMIT");
+        }
+        next_cass = next_sq = d.cass_rows = d.sq_rows = n;
+        printf("\ndurable databases preloaded with %ld messages in %.1f s\n", n,
+               bench_now_s() - t0);
+    }
     long per[N_DMODES];
     per[D_CASS_THREADS] = (long)(640 * c->durable_scale);
     per[D_CASS_PIPE] = (long)(1000 * c->durable_scale);
@@ -1624,7 +1659,6 @@ static void run_durable(const config *c)
         bench_die_nomem();
     result res[N_DMODES];
     memset(res, 0, sizeof res);
-    long next_cass = 0, next_sq = 0;
     /* a warm-up: a tenth of a round each */
     for (int m = 0; m < N_DMODES; m++) {
         long n = per[m] / 10 > 32 ? per[m] / 10 : 32;
@@ -1712,6 +1746,7 @@ static void usage(void)
             "usage: peers_bench [--quick] [--sizes N,N..] [--huge] [--rooms R] [--ops N]\n"
             "                   [--rounds K] [--csv FILE] [--dir D] [--cassette PATH] "
             "[--no-remote]\n"
+            "                   [--durable-preload N]\n"
             "  --quick       10^4 and 10^5 messages, 1,000 operations a round, 3 rounds\n"
             "  (default)     10^4, 10^5 and 10^6 messages, 5,000 operations a round, 5 rounds\n"
             "  --huge        add 10^7 messages (about 3 GB per system on disk)\n"
@@ -1722,7 +1757,8 @@ static void usage(void)
             "  --csv FILE    write every figure to FILE\n"
             "  --dir D       put the databases under D (default $TMPDIR or /tmp)\n"
             "  --cassette P  the cassette program to serve with (default build/release/cassette)\n"
-            "  --no-remote   leave out cassette over `cassette serve`\n",
+            "  --no-remote   leave out cassette over `cassette serve`\n"
+            "  --durable-preload N  load N messages into the durable databases first\n",
             BENCH_MAX_ROUNDS);
     exit(2);
 }
@@ -1805,6 +1841,8 @@ int main(int argc, char **argv)
             c.base = argv[++i];
         } else if (!strcmp(a, "--cassette")) {
             c.cassette = argv[++i];
+        } else if (!strcmp(a, "--durable-preload")) {
+            c.durable_preload = parse_long(argv[++i], 0, 100000000);
         } else {
             usage();
         }
