@@ -269,15 +269,15 @@ awk -F, '
     else if ($3 == "durable_insert") c32 = $7
     else cpipe = $7
 }
-function verdict(c, s) {
-    return (c >= 50000 && s > 0 && c / s >= 5) ? "met" : \
-        sprintf("missed (%.0f rows/s, %.1fx)", c, s > 0 ? c / s : 0)
-}
 END {
-    printf "\nTargets (those of `durability_bench`; reported, never asserted): at least\n"
-    printf "50,000 rows/s and 5x SQLite.\n"
-    printf "- 32 threads, against SQLite'"'"'s 32 threads: %s.\n", verdict(c32, sq[32])
-    printf "- 100 in flight, against SQLite'"'"'s 1 thread: %s.\n", verdict(cpipe, sq[1])
+    printf "\nTargets (reported, never asserted): many threads each waiting on its own durable\n"
+    printf "write at least 10x SQLite'"'"'s single-row FULL transactions from one thread, and a\n"
+    printf "thread pipelining its writes at least 50,000 rows/s.\n"
+    x = sq[1] > 0 ? c32 / sq[1] : 0
+    v32 = x >= 10 ? "met" : "missed"
+    vpipe = cpipe >= 50000 ? "met" : "missed"
+    printf "- 32 threads each waiting, against SQLite'"'"'s 1 thread: %s (%.0f rows/s, %.1fx).\n", v32, c32, x
+    printf "- 100 in flight: %s (%.0f rows/s).\n", vpipe, cpipe
 }' "$csv"
 
 cat <<EOF
