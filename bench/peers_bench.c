@@ -1703,14 +1703,13 @@ static void run_durable(const config *c)
     print_table("durable writes (one row each, durable when it returns): cassette SYNC with "
                 "group commit, SQLite WAL synchronous=FULL",
                 names, res, N_DMODES, "first/this");
-    /* durability_bench's targets: >= 50,000 rows/s and >= 5x SQLite (32 threads against its
-       32 threads, 100 in flight against its single thread). */
-    for (int m = D_CASS_THREADS; m <= D_CASS_PIPE; m++) {
-        double sq = res[m == D_CASS_PIPE ? D_SQ_1 : D_SQ_THREADS].med;
-        int rows = res[m].med >= 50000, x = sq > 0 && res[m].med / sq >= 5;
-        printf("target for %s (>= 50,000 rows/s, >= 5x SQLite): %s%s%s\n", DMODE_NAME[m],
-               rows && x ? "met" : "MISSED", rows ? "" : " (rows/s)", x ? "" : " (x SQLite)");
-    }
+    /* The targets: threads each waiting on its own write at least 10x SQLite's single-row FULL
+       transactions from one thread; one thread pipelining at least 50,000 rows/s. */
+    double sq1 = res[D_SQ_1].med, x = sq1 > 0 ? res[D_CASS_THREADS].med / sq1 : 0;
+    printf("target for %s (>= 10x SQLite, 1 thread): %s (%.1fx)\n", DMODE_NAME[D_CASS_THREADS],
+           x >= 10 ? "met" : "MISSED", x);
+    printf("target for %s (>= 50,000 rows/s): %s (%.0f rows/s)\n", DMODE_NAME[D_CASS_PIPE],
+           res[D_CASS_PIPE].med >= 50000 ? "met" : "MISSED", res[D_CASS_PIPE].med);
     printf("checked: the cassette database holds its %ld rows, SQLite its %ld\n", d.cass_rows,
            d.sq_rows);
     free(lat);
