@@ -3,7 +3,9 @@
  * run of an operation over a range of positions, the median of rounds and
  * the ratio of two rates, the measuring of two sides in rounds that
  * alternate which side runs first, the error exits, the run's temporary
- * directory and the options every benchmark takes. The workload, the
+ * directory and the options every benchmark takes, and for the programs that
+ * measure peers a figure's summary over rounds, the machine's description and
+ * a `cassette serve` child to measure against. The workload, the
  * checks and the report stay in each program.
  *
  * Static inline functions in a header rather than a bench.c linked into
@@ -34,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -307,6 +311,98 @@ static inline pid_t bench_start_server(const char *cassette, int *port)
     if (!f || !fgets(line, sizeof line, f))
         bench_die("%s serve did not start", cassette);
     const char *colon = strrchr(strstr(line, "listening on ") ? line : "", ':');
+    if (!colon || sscanf(colon + 1, "%d", port) != 1)
+        bench_die("unexpected first line from the server: %s", line);
+    return pid;
+}
+
+/* ---- figures over rounds, the machine, a server to measure against ---- */
+
+/* One system's figure: the rate of each round, their median and spread, and the latency
+   percentiles of every timed operation (µs). */
+typedef struct bench_result {
+    double rate[BENCH_MAX_ROUNDS];
+    double med, lo, hi, p50, p99;
+} bench_result;
+
+static inline int bench_cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value at quantile q of n sorted values. */
+static inline double bench_percentile(const float *v, long n, double q)
+{
+    long i = (long)(q * (double)(n - 1) + 0.5);
+    return v[i < n ? i : n - 1];
+}
+
+/* Fills med, lo, hi from r->rate (rounds of them) and p50, p99 from the n latencies in lat,
+   which it sorts. */
+static inline void bench_summarise(bench_result *r, float *lat, long n, int rounds)
+{
+    r->med = bench_median(r->rate, rounds);
+    r->lo = r->hi = r->rate[0];
+    for (int k = 1; k < rounds; k++) {
+        r->lo = r->rate[k] < r->lo ? r->rate[k] : r->lo;
+        r->hi = r->rate[k] > r->hi ? r->rate[k] : r->hi;
+    }
+    qsort(lat, (size_t)n, sizeof *lat, bench_cmp_float);
+    r->p50 = bench_percentile(lat, n, 0.50);
+    r->p99 = bench_percentile(lat, n, 0.99);
+}
+
+/* "2 CPUs, <model>, Linux <release>, 24 GiB RAM": the machine a report describes. */
+static inline void bench_machine(char *out, size_t n)
+{
+    char model[128] = "CPU model unknown", line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+            model[strcspn(model, "\n")] = 0;
+            break;
+        }
+    if (f)
+        fclose(f);
+    struct utsname u;
+    if (uname(&u))
+        snprintf(u.release, sizeof u.release, "?");
+    double gib = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / (1 << 30);
+    snprintf(out, n, "%ld CPUs, %s, Linux %s, %.0f GiB RAM", sysconf(_SC_NPROCESSORS_ONLN), model,
+             u.release, gib);
+}
+
+/*
+ * Starts `cassette serve DIR --port 0` with CASSETTE_DURABILITY set to durability, and
+ * reads the port it listens on from its first line. The child's pid (stop it with SIGTERM
+ * and waitpid); exits the program if the server does not start.
+ */
+static inline pid_t bench_serve_start(const char *cassette, const char *dir,
+                                      const char *durability, int *port)
+{
+    int out[2];
+    if (pipe(out))
+        bench_die("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        bench_die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        setenv("CASSETTE_DURABILITY", durability, 1);
+        execl(cassette, cassette, "serve", dir, "--port", "0", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[256] = "";
+    FILE *f = fdopen(out[0], "r");
+    if (!f || !fgets(line, sizeof line, f))
+        bench_die("%s serve did not start", cassette);
+    fclose(f);
+    const char *colon = strstr(line, "listening on ") ? strrchr(line, ':') : NULL;
     if (!colon || sscanf(colon + 1, "%d", port) != 1)
         bench_die("unexpected first line from the server: %s", line);
     return pid;

@@ -486,35 +486,6 @@ static long cql_count(CassSession *s, const char *q)
     return (long)n;
 }
 
-/* `cassette serve DIR --port 0` with durability none; returns its pid, sets *port. */
-static pid_t serve_start(const char *cassette, const char *dir, int *port)
-{
-    int out[2];
-    if (pipe(out))
-        bench_die("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        bench_die("fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        setenv("CASSETTE_DURABILITY", "none", 1);
-        execl(cassette, cassette, "serve", dir, "--port", "0", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = "";
-    FILE *f = fdopen(out[0], "r");
-    if (!f || !fgets(line, sizeof line, f))
-        bench_die("%s serve did not start", cassette);
-    fclose(f);
-    const char *colon = strstr(line, "listening on ") ? strrchr(line, ':') : NULL;
-    if (!colon || sscanf(colon + 1, "%d", port) != 1)
-        bench_die("unexpected first line from the server: %s", line);
-    return pid;
-}
-
 static void cass_connect(sys *s, const char *point, int port, cassette_durability durability,
                          int group)
 {
@@ -774,7 +745,7 @@ static void cass_open(sys *s, enum kind kind, const char *dir, const char *casse
     int port = 0;
     s->kind = kind;
     if (kind == K_REMOTE) {
-        s->server = serve_start(cassette, dir, &port);
+        s->server = bench_serve_start(cassette, dir, "none", &port);
         snprintf(point, sizeof point, "127.0.0.1");
     } else {
         snprintf(point, sizeof point, "file:%s", dir);
@@ -1235,10 +1206,7 @@ typedef struct config {
     char command[1024];
 } config;
 
-typedef struct result {
-    double rate[BENCH_MAX_ROUNDS];
-    double med, lo, hi, p50, p99;
-} result;
+typedef bench_result result;
 
 typedef struct job {
     sys *s;
@@ -1292,31 +1260,6 @@ static double run_span(sys *s, enum op op, int threads, const task *tasks, long 
         rate += jobs[t].busy > 0 ? (double)ops / jobs[t].busy : 0;
     }
     return rate;
-}
-
-static double percentile(float *v, long n, double q)
-{
-    long i = (long)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static void summarise(result *r, float *lat, long n, int rounds)
-{
-    r->med = bench_median(r->rate, rounds);
-    r->lo = r->hi = r->rate[0];
-    for (int k = 1; k < rounds; k++) {
-        r->lo = r->rate[k] < r->lo ? r->rate[k] : r->lo;
-        r->hi = r->rate[k] > r->hi ? r->rate[k] : r->hi;
-    }
-    qsort(lat, (size_t)n, sizeof *lat, cmp_float);
-    r->p50 = percentile(lat, n, 0.50);
-    r->p99 = percentile(lat, n, 0.99);
 }
 
 static FILE *csv;
@@ -1408,7 +1351,7 @@ static void figure(const config *c, sys **systems, int nsys, long size, enum op 
     *row = (summary_row){size, op, hot, threads, {0}};
     for (int i = 0; i < nsys; i++) {
         float *l = lat + (size_t)i * (size_t)c->rounds * (size_t)c->per_round;
-        summarise(&res[i], l, (long)c->rounds * c->per_round, c->rounds);
+        bench_summarise(&res[i], l, (long)c->rounds * c->per_round, c->rounds);
         names[i] = KIND_NAME[systems[i]->kind];
         csv_row(size, OP_ID[op], hot ? "hot" : "uniform", threads, KIND_ID[systems[i]->kind],
                 &res[i], c, c->per_round, parts);
@@ -1696,7 +1639,7 @@ static void run_durable(const config *c)
         for (int k = 1; k < c->rounds; k++)
             memmove(l + (size_t)k * (size_t)per[m], l + (size_t)k * (size_t)max,
                     (size_t)per[m] * sizeof *l);
-        summarise(&res[m], l, (long)c->rounds * per[m], c->rounds);
+        bench_summarise(&res[m], l, (long)c->rounds * per[m], c->rounds);
         names[m] = DMODE_NAME[m];
         csv_row(0, ids[m][0], "-", threads[m], ids[m][1], &res[m], c, per[m], (part_size){0, 0});
     }
@@ -1760,27 +1703,6 @@ static void usage(void)
             "  --durable-preload N  load N messages into the durable databases first\n",
             BENCH_MAX_ROUNDS);
     exit(2);
-}
-
-/* "N CPUs, <model>, Linux <release>, <RAM>": the machine, for the report. */
-static void machine(char *out, size_t n)
-{
-    char model[128] = "CPU model unknown", line[256];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = 0;
-            break;
-        }
-    if (f)
-        fclose(f);
-    struct utsname u;
-    if (uname(&u))
-        snprintf(u.release, sizeof u.release, "?");
-    double gib = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / (1 << 30);
-    snprintf(out, n, "%ld CPUs, %s, Linux %s, %.0f GiB RAM", sysconf(_SC_NPROCESSORS_ONLN), model,
-             u.release, gib);
 }
 
 static long parse_long(const char *s, long lo, long hi)
@@ -1881,7 +1803,7 @@ int main(int argc, char **argv)
            "LMDB%s, same run\n",
            c.remote ? " and cassette serve on loopback" : "");
     char host[512];
-    machine(host, sizeof host);
+    bench_machine(host, sizeof host);
     printf("cassette %s, SQLite %s, LMDB %d.%d.%d; %s; databases under %s (%s); %s\n",
            cassette_version(), sqlite3_libversion(), lmaj, lmin, lpatch, host, root, fs, date);
     printf("%d rooms; each figure: %ld warm-up operations, then %d rounds of %ld per system, "

@@ -1247,35 +1247,6 @@ static void lm_att_read(sys *s, const task *t, answer *a)
 
 /* ---- cassette: connecting, embedded or through a server ---- */
 
-/* `cassette serve DIR --port 0` with the durability d; returns its pid, sets *port. */
-static pid_t serve_start(const char *cassette, const char *dir, enum dur d, int *port)
-{
-    int out[2];
-    if (pipe(out))
-        bench_die("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        bench_die("fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        setenv("CASSETTE_DURABILITY", DUR_ID[d], 1);
-        execl(cassette, cassette, "serve", dir, "--port", "0", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = "";
-    FILE *f = fdopen(out[0], "r");
-    if (!f || !fgets(line, sizeof line, f))
-        bench_die("%s serve did not start", cassette);
-    fclose(f);
-    const char *colon = strstr(line, "listening on ") ? strrchr(line, ':') : NULL;
-    if (!colon || sscanf(colon + 1, "%d", port) != 1)
-        bench_die("unexpected first line from the server: %s", line);
-    return pid;
-}
-
 static void cass_connect(sys *s, const char *point, int port)
 {
     s->cluster = cass_cluster_new();
@@ -1310,7 +1281,7 @@ static void cass_open(sys *s, const char *dir, const char *cassette)
     char point[PATH_MAX + 8], err[ERR_CAP];
     int port = 0;
     if (s->kind == K_REMOTE) {
-        s->server = serve_start(cassette, dir, s->dur, &port);
+        s->server = bench_serve_start(cassette, dir, DUR_ID[s->dur], &port);
         snprintf(point, sizeof point, "127.0.0.1");
     } else {
         snprintf(point, sizeof point, "file:%s", dir);
@@ -1775,10 +1746,7 @@ typedef struct config {
     char command[1024];
 } config;
 
-typedef struct result {
-    double rate[BENCH_MAX_ROUNDS];
-    double med, lo, hi, p50, p99;
-} result;
+typedef bench_result result;
 
 typedef struct job {
     sys *s;
@@ -1833,31 +1801,6 @@ static double run_span(sys *s, enum work w, int threads, const task *tasks, long
         rate += jobs[t].busy > 0 ? (double)ops / jobs[t].busy : 0;
     }
     return rate;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static double percentile(const float *v, long n, double q)
-{
-    long i = (long)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
-}
-
-static void summarise(result *r, float *lat, long n, int rounds)
-{
-    r->med = bench_median(r->rate, rounds);
-    r->lo = r->hi = r->rate[0];
-    for (int k = 1; k < rounds; k++) {
-        r->lo = r->rate[k] < r->lo ? r->rate[k] : r->lo;
-        r->hi = r->rate[k] > r->hi ? r->rate[k] : r->hi;
-    }
-    qsort(lat, (size_t)n, sizeof *lat, cmp_float);
-    r->p50 = percentile(lat, n, 0.50);
-    r->p99 = percentile(lat, n, 0.99);
 }
 
 /* Every figure, for the summary, the CSV and the report. */
@@ -1935,7 +1878,7 @@ static void figure(const config *c, sys **systems, int nsys, enum dur d, enum wo
     for (int i = 0; i < nsys; i++) {
         enum kind k = systems[i]->kind;
         f->ran[k] = 1;
-        summarise(&f->res[k], lat + (size_t)i * (size_t)c->rounds * (size_t)per,
+        bench_summarise(&f->res[k], lat + (size_t)i * (size_t)c->rounds * (size_t)per,
                   (long)c->rounds * per, c->rounds);
         if (w == W_JOIN && k != K_LMDB)
             check_rooms(systems[i]);
@@ -2203,27 +2146,6 @@ static void usage(void)
     exit(2);
 }
 
-/* "N CPUs, <model>, Linux <release>, <RAM>": the machine, for the report. */
-static void machine(char *out, size_t n)
-{
-    char model[128] = "CPU model unknown", line[256];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = 0;
-            break;
-        }
-    if (f)
-        fclose(f);
-    struct utsname u;
-    if (uname(&u))
-        snprintf(u.release, sizeof u.release, "?");
-    double gib = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / (1 << 30);
-    snprintf(out, n, "%ld CPUs, %s, Linux %s, %.0f GiB RAM", sysconf(_SC_NPROCESSORS_ONLN), model,
-             u.release, gib);
-}
-
 /* The attachment's bytes (pseudo-random, so no layer compresses them) and a copy per thread. */
 static void make_files(void)
 {
@@ -2305,7 +2227,7 @@ int main(int argc, char **argv)
     const char *fs = bench_fs_name(root, "tmpfs (in memory: syncs cost nothing)");
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    machine(host, sizeof host);
+    bench_machine(host, sizeof host);
     printf("seeds_bench: the seeds' workloads through their data layers on cassette%s, beside "
            "SQLite and raw LMDB, same run\n%s; %s; databases under %s (%s); %s\n",
            c.remote ? " and cassette serve" : "", versions, host, root, fs, date);
