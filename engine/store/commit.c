@@ -153,27 +153,38 @@ static int run_group_in(void *arg)
 }
 
 /*
- * Takes up to max plain jobs off the queue (none if it starts with an exclusive one) for a
- * group whose transaction is still open: writes queued while the group's jobs ran join it
- * rather than wait a whole commit for the next. Returns how many, *first the first.
+ * Takes up to max jobs off the queue, under c->lock: an exclusive job alone, or the plain
+ * jobs before the next exclusive one; none when plain_only and an exclusive job is first.
+ * Returns how many, *first the first.
  */
-static size_t take_more(eng_committer *c, eng_job **first, size_t max)
+static size_t take_jobs(eng_committer *c, eng_job **first, size_t max, int plain_only)
 {
-    pthread_mutex_lock(&c->lock);
     eng_job *j = c->head;
-    size_t n = 0;
-    if (j && !j->exclusive) {
-        n = 1;
+    if (!j || (plain_only && j->exclusive))
+        return 0;
+    size_t n = 1;
+    if (!j->exclusive)
         while (n < max && j->next && !j->next->exclusive) {
             j = j->next;
             n++;
         }
-        *first = c->head;
-        c->head = j->next;
-        if (!c->head)
-            c->tail = &c->head;
-        j->next = NULL;
-    }
+    *first = c->head;
+    c->head = j->next;
+    if (!c->head)
+        c->tail = &c->head;
+    j->next = NULL;
+    return n;
+}
+
+/*
+ * Takes up to max plain jobs off the queue for a group whose transaction is still open:
+ * writes queued while the group's jobs ran join it rather than wait a whole commit for the
+ * next. Returns how many, *first the first.
+ */
+static size_t take_more(eng_committer *c, eng_job **first, size_t max)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t n = take_jobs(c, first, max, 1);
     pthread_mutex_unlock(&c->lock);
     return n;
 }
@@ -293,22 +304,11 @@ static void wait_for_work(eng_committer *c)
     pthread_cond_timedwait(&c->work, &c->lock, &ts);
 }
 
-/* Takes the next group off the queue: an exclusive job alone, or the plain jobs before one. */
+/* Takes the next group off the queue (not empty): an exclusive job alone, or the plain jobs
+   before one. */
 static size_t take_group(eng_committer *c, eng_job **first)
 {
-    eng_job *j = c->head;
-    size_t n = 1;
-    if (!j->exclusive)
-        while (n < GROUP_MAX && j->next && !j->next->exclusive) {
-            j = j->next;
-            n++;
-        }
-    *first = c->head;
-    c->head = j->next;
-    if (!c->head)
-        c->tail = &c->head;
-    j->next = NULL;
-    return n;
+    return take_jobs(c, first, GROUP_MAX, 0);
 }
 
 static void *committer_main(void *arg)
