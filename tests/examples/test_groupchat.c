@@ -774,7 +774,11 @@ static void property(uint64_t rs, int steps, int nusers)
                 expect[ne++] = msgs[i];
         for (int ps = 1; ps <= 50; ps++) {
             char cursor[GC_CURSOR_SIZE] = "";
-            int64_t upper = now; /* the newest millisecond the next page may hold */
+            /* the newest millisecond the next page may hold: the present, or a join recorded
+               ahead of the clock (its interval holds that millisecond) */
+            int64_t upper = now;
+            if (us->to[us->n - 1] == INT64_MAX && us->from[us->n - 1] > now)
+                upper = us->from[us->n - 1];
             int at = 0, pages = 0;
             for (;;) {
                 gc_page page;
