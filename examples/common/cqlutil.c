@@ -132,6 +132,28 @@ CassError cu_prepare(CassSession *session, const char *cql, const CassPrepared *
     return rc;
 }
 
+CassError cu_prepare_all(CassSession *session, const char *const *cql, size_t n,
+                         const CassPrepared **out, char *err, size_t cap)
+{
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        CassError rc = cu_prepare(session, cql[i], &out[i], err, cap);
+        if (rc != CASS_OK) {
+            cu_prepared_free_all(out, i);
+            memset(out, 0, n * sizeof *out);
+            return rc;
+        }
+    }
+    return CASS_OK;
+}
+
+void cu_prepared_free_all(const CassPrepared **ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ps[i])
+            cass_prepared_free(ps[i]);
+}
+
 int cu_applied(const CassResult *result)
 {
     const CassRow *row = cass_result_first_row(result);

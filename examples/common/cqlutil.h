@@ -39,6 +39,12 @@ CassError cu_run_all(CassSession *session, const char *const *cql, char *err, si
 /* Prepares cql; on success *prepared is the caller's (cass_prepared_free). */
 CassError cu_prepare(CassSession *session, const char *cql, const CassPrepared **prepared,
                      char *err, size_t cap);
+/* Prepares the n statements of cql into out[0..n); on failure (err says why, as cu_prepare)
+   the ones prepared are freed and every out[i] is NULL. */
+CassError cu_prepare_all(CassSession *session, const char *const *cql, size_t n,
+                         const CassPrepared **out, char *err, size_t cap);
+/* Frees the prepared statements of ps[0..n) that are not NULL. */
+void cu_prepared_free_all(const CassPrepared **ps, size_t n);
 /* Executes a batch and waits; the batch stays the caller's. */
 CassError cu_execute_batch(CassSession *session, const CassBatch *batch,
                            const CassResult **result, char *err, size_t cap);

@@ -330,9 +330,7 @@ void em_close(em_db *db)
 {
     if (!db)
         return;
-    for (int i = 0; i < P_COUNT; i++)
-        if (db->ps[i])
-            cass_prepared_free(db->ps[i]);
+    cu_prepared_free_all(db->ps, P_COUNT);
     if (db->cluster)
         cu_disconnect(db->cluster, db->session);
     free(db);

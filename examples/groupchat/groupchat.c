@@ -213,11 +213,9 @@ gc_status gc_open(CassSession *session, gc_clock_fn clock, void *clock_arg, gc_c
         free(chat);
         return fail(GC_ERR_NOMEM, err, cap, "out of memory");
     }
-    for (int i = 0; i < Q_COUNT; i++) {
-        if (cu_prepare(session, QUERIES[i], &chat->q[i], err, cap) != CASS_OK) {
-            gc_close(chat);
-            return GC_ERR_DB;
-        }
+    if (cu_prepare_all(session, QUERIES, Q_COUNT, chat->q, err, cap) != CASS_OK) {
+        gc_close(chat);
+        return GC_ERR_DB;
     }
     *out = chat;
     return GC_OK;
@@ -227,9 +225,7 @@ void gc_close(gc_chat *chat)
 {
     if (!chat)
         return;
-    for (int i = 0; i < Q_COUNT; i++)
-        if (chat->q[i])
-            cass_prepared_free(chat->q[i]);
+    cu_prepared_free_all(chat->q, Q_COUNT);
     cass_uuid_gen_free(chat->gen);
     pthread_mutex_destroy(&chat->lock);
     free(chat);

@@ -243,6 +243,18 @@ static kc_status run(kc_db *db, CassStatement *st, const CassResult **res, kc_er
     return KC_OK;
 }
 
+/* run for a lightweight transaction: *applied is its [applied] column (1, 0, or -1: none). */
+static kc_status run_applied(kc_db *db, CassStatement *st, int *applied, kc_err *err)
+{
+    const CassResult *res;
+    kc_status s = run(db, st, &res, err);
+    if (s != KC_OK)
+        return s;
+    *applied = cu_applied(res);
+    cass_result_free(res);
+    return KC_OK;
+}
+
 /* Sleeps a random time growing with attempt (up to about 5 ms): lets racing writers spread. */
 static void sleep_us_random(int attempt)
 {
@@ -520,12 +532,9 @@ kc_status kc_create_user(kc_db *db, const char *login, const char *password,
     cass_statement_bind_string(st, 4, email ? email : "");
     cass_statement_bind_string(st, 5, bio ? bio : "");
     sodium_memzero(hash, sizeof hash);
-    const CassResult *res;
-    s = run(db, st, &res, err);
-    if (s != KC_OK)
+    int applied;
+    if ((s = run_applied(db, st, &applied, err)) != KC_OK)
         return s;
-    int applied = cu_applied(res);
-    cass_result_free(res);
     if (applied != 1)
         return fail(err, KC_EXISTS, "the login '%s' is taken", login);
     return ok(err);
@@ -782,14 +791,10 @@ kc_status kc_create_room(kc_db *db, const char *creator_login, const char *room,
     cass_statement_bind_collection(st, 5, participants);
     cass_user_type_free(creator);
     cass_collection_free(participants);
-    const CassResult *res;
-    s = run(db, st, &res, err);
-    if (s == KC_OK) {
-        int applied = cu_applied(res);
-        cass_result_free(res);
-        if (applied != 1)
-            s = fail(err, KC_EXISTS, "the room '%s' exists", room);
-    }
+    int applied;
+    s = run_applied(db, st, &applied, err);
+    if (s == KC_OK && applied != 1)
+        s = fail(err, KC_EXISTS, "the room '%s' exists", room);
     if (s == KC_OK)
         s = user_rooms_update(db, creator_login, room, 1, err);
     if (s == KC_OK)
@@ -837,14 +842,10 @@ kc_status kc_join_room(kc_db *db, const char *login, const char *room, kc_err *e
         cass_statement_bind_collection(st, 0, me);
         cass_statement_bind_string(st, 1, room);
         cass_collection_free(me);
-        const CassResult *res;
-        s = run(db, st, &res, err);
-        if (s == KC_OK) {
-            int applied = cu_applied(res);
-            cass_result_free(res);
-            if (applied != 1)
-                s = fail(err, KC_NOT_FOUND, "no room '%s'", room);
-        }
+        int applied;
+        s = run_applied(db, st, &applied, err);
+        if (s == KC_OK && applied != 1)
+            s = fail(err, KC_NOT_FOUND, "no room '%s'", room);
     }
     if (s == KC_OK)
         s = user_rooms_update(db, login, room, 1, err);
@@ -944,14 +945,12 @@ kc_status kc_delete_room(kc_db *db, const char *login, const char *room, kc_err 
         else
             cass_statement_bind_null(st, 2);
         cass_collection_free(ps);
-        const CassResult *res;
-        s = run(db, st, &res, err);
-        if (s != KC_OK) {
+        int applied;
+        if ((s = run_applied(db, st, &applied, err)) != KC_OK) {
             kc_room_free(&r);
             return s;
         }
-        deleted = cu_applied(res) == 1;
-        cass_result_free(res);
+        deleted = applied == 1;
         if (!deleted)
             kc_room_free(&r);
     }
@@ -1545,9 +1544,7 @@ void kc_options_init(kc_options *o)
 
 static void db_free(kc_db *db)
 {
-    for (int i = 0; i < P_COUNT; i++)
-        if (db->prep[i])
-            cass_prepared_free(db->prep[i]);
+    cu_prepared_free_all(db->prep, P_COUNT);
     for (size_t slot = 0; slot < CACHE_SLOTS; slot++)
         while (db->slots[slot]) {
             cache_room *c = db->slots[slot];

@@ -227,12 +227,10 @@ CassError ms_open(CassSession *session, ms_clock_fn clock, void *clock_arg, ms_d
        two read marks of the same microsecond, the cell kept is the later id. 55 random bits
        remain to tell handles apart. */
     db->lsb = (r.clock_seq_and_node & 0x3F7F7F7F7F7F7F7FULL) | 0x8000000000000000ULL | (1ULL << 40);
-    for (int i = 0; i < N_STATEMENTS; i++) {
-        CassError rc = cu_prepare(session, statement_cql[i], &db->ps[i], err, cap);
-        if (rc != CASS_OK) {
-            ms_close(db);
-            return rc;
-        }
+    CassError rc = cu_prepare_all(session, statement_cql, N_STATEMENTS, db->ps, err, cap);
+    if (rc != CASS_OK) {
+        ms_close(db);
+        return rc;
     }
     *out = db;
     return CASS_OK;
@@ -242,9 +240,7 @@ void ms_close(ms_db *db)
 {
     if (!db)
         return;
-    for (int i = 0; i < N_STATEMENTS; i++)
-        if (db->ps[i])
-            cass_prepared_free(db->ps[i]);
+    cu_prepared_free_all(db->ps, N_STATEMENTS);
     free(db);
 }
 
