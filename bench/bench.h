@@ -4,8 +4,9 @@
  * the ratio of two rates, the measuring of two sides in rounds that
  * alternate which side runs first, the error exits, the run's temporary
  * directory and the options every benchmark takes, and for the programs that
- * measure peers a figure's summary over rounds, the machine's description and
- * a `cassette serve` child to measure against. The workload, the
+ * measure peers a span of operations timed one by one on threads, a figure's
+ * summary over rounds, the machine's description and a `cassette serve` child to
+ * measure against. The workload, the
  * checks and the report stay in each program.
  *
  * Static inline functions in a header rather than a bench.c linked into
@@ -32,6 +33,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +408,82 @@ static inline pid_t bench_serve_start(const char *cassette, const char *dir,
     if (!colon || sscanf(colon + 1, "%d", port) != 1)
         bench_die("unexpected first line from the server: %s", line);
     return pid;
+}
+
+/* ---- a span of operations on threads, each timed alone ---- */
+
+#define BENCH_MAX_THREADS 64
+
+/*
+ * What a span runs: op on each position, timed alone, then check on it, untimed. A thread's
+ * scratch (the answer its operations fill, say) comes from start and goes to end; start and
+ * end may be NULL.
+ */
+typedef struct bench_span {
+    void *ctx;
+    void *(*start)(void *ctx);
+    void (*op)(void *ctx, int thread, long i, void *scratch);
+    void (*check)(void *ctx, long i, void *scratch);
+    void (*end)(void *ctx, void *scratch);
+} bench_span;
+
+/* One thread's share of a span (bench_run_span). */
+typedef struct bench_span_thread {
+    const bench_span *span;
+    int thread, threads;
+    long lo, hi;
+    float *lat;
+    double busy;
+} bench_span_thread;
+
+static inline void *bench_span_run_thread(void *arg)
+{
+    bench_span_thread *t = arg;
+    const bench_span *s = t->span;
+    void *scratch = s->start ? s->start(s->ctx) : NULL;
+    double busy = 0;
+    for (long i = t->lo + t->thread; i < t->hi; i += t->threads) {
+        double t0 = bench_now_s();
+        s->op(s->ctx, t->thread, i, scratch);
+        double dt = bench_now_s() - t0;
+        busy += dt;
+        if (t->lat)
+            t->lat[i - t->lo] = (float)(dt * 1e6);
+        s->check(s->ctx, i, scratch);
+    }
+    t->busy = busy;
+    if (s->end)
+        s->end(s->ctx, scratch);
+    return NULL;
+}
+
+/*
+ * Runs positions [lo, hi) dealt round robin to `threads` threads (on the calling thread when
+ * there is one); lat (may be NULL) gets position i's time in microseconds at [i - lo].
+ * Returns the rate: each thread's operations over its busy time, summed over the threads.
+ */
+static inline double bench_run_span(const bench_span *s, int threads, long lo, long hi,
+                                    float *lat)
+{
+    bench_span_thread ts[BENCH_MAX_THREADS];
+    pthread_t tid[BENCH_MAX_THREADS];
+    if (threads < 1 || threads > BENCH_MAX_THREADS)
+        bench_die("%d threads: 1 to %d", threads, BENCH_MAX_THREADS);
+    for (int t = 0; t < threads; t++) {
+        ts[t] = (bench_span_thread){s, t, threads, lo, hi, lat, 0};
+        if (threads > 1 && pthread_create(&tid[t], NULL, bench_span_run_thread, &ts[t]))
+            bench_die("cannot start a thread");
+    }
+    if (threads == 1)
+        bench_span_run_thread(&ts[0]);
+    double rate = 0;
+    for (int t = 0; t < threads; t++) {
+        if (threads > 1)
+            pthread_join(tid[t], NULL);
+        long ops = (hi - lo - t + threads - 1) / threads;
+        rate += ts[t].busy > 0 ? (double)ops / ts[t].busy : 0;
+    }
+    return rate;
 }
 
 #endif

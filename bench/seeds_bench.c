@@ -1748,59 +1748,48 @@ typedef struct config {
 
 typedef bench_result result;
 
-typedef struct job {
+/* A span's context (bench_run_span): the system, the operation and its tasks. */
+typedef struct span_ctx {
     sys *s;
-    int th, threads;
     enum work w;
     const task *tasks;
-    long lo, hi;
-    float *lat; /* lat[i - lo]: operation i's time in microseconds */
-    double busy;
-} job;
+} span_ctx;
 
-static void *job_run(void *arg)
+static void *span_start(void *ctx)
 {
-    job *j = arg;
+    (void)ctx;
     answer *a = calloc(1, sizeof *a);
     if (!a)
         bench_die_nomem();
-    double busy = 0;
-    for (long i = j->lo + j->th; i < j->hi; i += j->threads) {
-        double t0 = bench_now_s();
-        do_op(j->s, j->th, j->w, &j->tasks[i], a);
-        double dt = bench_now_s() - t0;
-        busy += dt;
-        if (j->lat)
-            j->lat[i - j->lo] = (float)(dt * 1e6);
-        check(j->s->kind, j->w, &j->tasks[i], a);
-        answer_clear(a);
-    }
-    j->busy = busy;
+    return a;
+}
+
+static void span_op(void *ctx, int th, long i, void *a)
+{
+    span_ctx *c = ctx;
+    do_op(c->s, th, c->w, &c->tasks[i], a);
+}
+
+static void span_check(void *ctx, long i, void *a)
+{
+    span_ctx *c = ctx;
+    check(c->s->kind, c->w, &c->tasks[i], a);
+    answer_clear(a);
+}
+
+static void span_end(void *ctx, void *a)
+{
+    (void)ctx;
     free(a);
-    return NULL;
 }
 
 /* Runs positions [lo, hi) on `threads` threads; returns the rate (ops over busy time). */
-static double run_span(sys *s, enum work w, int threads, const task *tasks, long lo, long hi,
-                       float *lat)
+static double run_span(sys *s, enum work w, int threads, const task *tasks, long lo,
+                       long hi, float *lat)
 {
-    job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    for (int t = 0; t < threads; t++) {
-        jobs[t] = (job){s, t, threads, w, tasks, lo, hi, lat, 0};
-        if (threads > 1 && pthread_create(&tid[t], NULL, job_run, &jobs[t]))
-            bench_die("cannot start a thread");
-    }
-    if (threads == 1)
-        job_run(&jobs[0]);
-    double rate = 0;
-    for (int t = 0; t < threads; t++) {
-        if (threads > 1)
-            pthread_join(tid[t], NULL);
-        long ops = (hi - lo - t + threads - 1) / threads;
-        rate += jobs[t].busy > 0 ? (double)ops / jobs[t].busy : 0;
-    }
-    return rate;
+    span_ctx c = {s, w, tasks};
+    bench_span span = {&c, span_start, span_op, span_check, span_end};
+    return bench_run_span(&span, threads, lo, hi, lat);
 }
 
 /* Every figure, for the summary, the CSV and the report. */
