@@ -1160,26 +1160,36 @@ static __int128 div_half_even(__int128 a, __int128 b)
 static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
                           uint8_t *scratch);
 
+/*
+ * The value a computation left in b (state CQL_VALUE, else null), copied into arena, and b
+ * freed: rc, or the error of running out of memory on the way.
+ */
+static int computed_value(select_run *r, int rc, int state, eng_buf *b, eng_arena *arena,
+                          eng_val *out)
+{
+    if (!rc && b->oom)
+        rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    *out = (eng_val){NULL, ENG_NULL};
+    if (!rc && state == CQL_VALUE) {
+        out->p = eng_arena_memdup(arena, b->p ? b->p : (const uint8_t *)"", b->len);
+        out->len = (int32_t)b->len;
+        if (!out->p)
+            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
+    }
+    eng_buf_free(b);
+    return rc;
+}
+
 /* The value of the operation s (SEL_OP) on its operands' values lv and rv, in arena. */
 static int operation_value(select_run *r, const selector *s, eng_val lv, eng_val rv,
                            eng_arena *arena, eng_val *out)
 {
     eng_buf b = ENG_BUF_INIT;
-    int state;
+    int state = CQL_VALUE_NULL;
     int rc = cql_arith_apply(s->cast_to, s->arg->type->kind, lv,
                              s->arg2 ? s->arg2->type->kind : 0, rv, s->type->kind, &b, &state,
                              r->x->err);
-    if (!rc && b.oom)
-        rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-    *out = (eng_val){NULL, ENG_NULL};
-    if (!rc && state == CQL_VALUE) {
-        out->p = eng_arena_memdup(arena, b.p ? b.p : (const uint8_t *)"", b.len);
-        out->len = (int32_t)b.len;
-        if (!out->p)
-            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-    }
-    eng_buf_free(&b);
-    return rc;
+    return computed_value(r, rc, state, &b, arena, out);
 }
 
 /* Folds one row into an aggregate: the argument's value, nulls and empty values skipped. */
@@ -1396,17 +1406,7 @@ static int apply_scalar(select_run *r, const selector *s, eng_val arg, eng_arena
     } else {
         rc = cql_cast_value(s->arg->type, arg, s->cast_to, &b, r->x->err);
     }
-    if (!rc && b.oom)
-        rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-    *out = (eng_val){NULL, ENG_NULL};
-    if (!rc && state == CQL_VALUE) {
-        out->p = eng_arena_memdup(arena, b.p ? b.p : (const uint8_t *)"", b.len);
-        out->len = (int32_t)b.len;
-        if (!out->p)
-            rc = eng_errorf(r->x->err, ENG_E_NOMEM, "out of memory");
-    }
-    eng_buf_free(&b);
-    return rc;
+    return computed_value(r, rc, state, &b, arena, out);
 }
 
 static int selected_value(select_run *r, const eng_row_view *v, const selector *s, eng_val *out,
