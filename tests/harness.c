@@ -61,6 +61,18 @@ void test_register(const char *name, test_fn fn)
 
 uint64_t test_seed(void) { return seed; }
 
+int64_t test_utc_s(int year, int month, int day, int hour, int minute, int second)
+{
+    struct tm tm = {0};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    return (int64_t)timegm(&tm);
+}
+
 uint64_t test_rand(uint64_t *s)
 {
     uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;

@@ -27,6 +27,8 @@ void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretu
 uint64_t test_seed(void);
 /* xorshift64* over a caller-held state */
 uint64_t test_rand(uint64_t *state);
+/* Seconds since the epoch of a UTC date and time (month and day from 1). */
+int64_t test_utc_s(int year, int month, int day, int hour, int minute, int second);
 /* 1 in the long mode (CASSETTE_LONG=1, `make test-long`): crash loops and races run their
    full counts instead of the few rounds `make test` affords. */
 int test_long(void);

@@ -27,14 +27,7 @@ static int64_t clock_of(void *arg)
 /* Milliseconds since the epoch of a UTC date and time. */
 static int64_t utc_ms(int y, int mo, int d, int h, int mi, int s)
 {
-    struct tm tm = {0};
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = s;
-    return (int64_t)timegm(&tm) * 1000;
+    return test_utc_s(y, mo, d, h, mi, s) * 1000;
 }
 
 /* A database with the schema and a data layer on the clock *now. */

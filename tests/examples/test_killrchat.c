@@ -47,8 +47,7 @@ static int64_t test_clock(void *arg)
 /* 2026-01-10 00:00:00 UTC plus days and seconds, in microseconds. */
 static int64_t day_time(int day, int64_t seconds)
 {
-    struct tm tm = {.tm_year = 126, .tm_mon = 0, .tm_mday = 10};
-    return ((int64_t)timegm(&tm) + day * 86400LL + seconds) * 1000000;
+    return (test_utc_s(2026, 1, 10, 0, 0, 0) + day * 86400LL + seconds) * 1000000;
 }
 
 /* Opens a kc_db on session: cheap passwords; the test clock unless real; flushes every
